@@ -1,0 +1,223 @@
+//! The Agent API protocol: wire model, stream events, assembler and builders.
+//!
+//! Source: the Agent API protocol specification and its reference implementation, agentscope-runtime
+//! (`engine/schemas/agent_schemas.py`, `engine/helpers/agent_api_builder.py`, 1.1.6). A client POSTs
+//! an [`AgentRequest`] to `/process`; the server answers with `text/event-stream` whose every `data`
+//! is one JSON event: [`AgentResponse`] (`object: "response"`), [`Message`] (`object: "message"`) or
+//! [`Content`] (`object: "content"`, whole or as a delta of a message's content at `index`).
+//!
+//! ```
+//! use agentwire::dialect::agent_api::{AgentStream, ResponseBuilder, Role, RunStatus};
+//!
+//! // A server side: the builders emit the protocol's events as SSE.
+//! let mut builder = ResponseBuilder::new(Some("sess-1".into()));
+//! let sse = builder.streaming_sse(&["Hel", "lo"], Role::Assistant);
+//!
+//! // A client side: bytes in, live updates and the assembled response out.
+//! let mut stream = AgentStream::new(Default::default());
+//! stream.feed(sse.as_bytes());
+//! stream.finish();
+//! let response = stream.response();
+//! assert_eq!(response.status, RunStatus::Completed);
+//! assert_eq!(response.output[0].text(), "Hello");
+//! ```
+
+mod assemble;
+mod build;
+mod event;
+mod model;
+mod request;
+
+pub use assemble::{AgentStream, Assembler, AssemblerOptions, Severity, StreamUpdate};
+pub use build::{ContentBuilder, MessageBuilder, ResponseBuilder};
+pub use event::{AgentEvent, ErrorEvent};
+pub use model::{
+    AgentRequest, AgentResponse, Content, ContentKind, ErrorInfo, FunctionCall, FunctionCallOutput,
+    FunctionTool, Message, MessageType, Role, RunStatus, Stop, Tool,
+};
+pub use request::RequestBuilder;
+
+use crate::error::ErrorCode;
+use crate::sse::SseError;
+
+/// Errors and warnings of the Agent API dialect. Every one keeps the input it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentApiError {
+    /// An event's `data` is not JSON.
+    #[error("event data is not valid JSON (line {line}, column {column}): {reason}")]
+    InvalidJson {
+        /// serde_json's description.
+        reason: String,
+        /// 1-based line in `data`.
+        line: usize,
+        /// 1-based column in `data`, in bytes.
+        column: usize,
+        /// The event's data as received.
+        data: String,
+    },
+    /// An event's `data` is JSON of the wrong shape (e.g. `"index": "one"`).
+    #[error("event has the wrong shape: {reason}")]
+    InvalidEvent {
+        /// serde_json's description.
+        reason: String,
+        /// The event's data as received.
+        data: String,
+    },
+    /// The SSE layer reported a problem.
+    #[error(transparent)]
+    Sse(#[from] SseError),
+    /// The server reported an error: a `failed` response or message, or an `{"error": …}` event.
+    #[error("the agent reported an error: {}: {}", error.code, error.message)]
+    Server {
+        /// The error as reported.
+        error: ErrorInfo,
+    },
+    /// The stream ended before the response reached a terminal status; what arrived is kept and
+    /// marked `incomplete`.
+    #[error("the stream ended before the response finished (last status: {last_status})")]
+    StreamIncomplete {
+        /// The response status when the stream ended.
+        last_status: RunStatus,
+    },
+    /// An event with an `object` this version does not know (kept in the update).
+    #[error("unknown event object `{object}`")]
+    UnknownEvent {
+        /// The `object` value (`""` when absent).
+        object: String,
+        /// The event as received.
+        event: serde_json::Value,
+    },
+    /// A content's payload in a completed message (or the final response) differs from what its
+    /// deltas assembled; the server's version was taken.
+    #[error("content {index} of message {msg_id} differs from its streamed deltas")]
+    ContentMismatch {
+        /// The message.
+        msg_id: String,
+        /// The content index.
+        index: u32,
+        /// What the deltas had assembled.
+        assembled: Box<Content>,
+    },
+    /// A message streamed in this response is missing from the response's final `output`; it is
+    /// kept.
+    #[error("message {msg_id} was streamed but is missing from the response's final output")]
+    MessageMissingFromOutput {
+        /// The message.
+        msg_id: String,
+    },
+    /// A delta of one content kind arrived for a content of another kind; it was applied as a
+    /// replacement.
+    #[error("a {got} delta arrived for {kind} content {index} of message {msg_id}")]
+    DeltaKindMismatch {
+        /// The message.
+        msg_id: String,
+        /// The content index.
+        index: u32,
+        /// The existing content's kind.
+        kind: ContentKind,
+        /// The delta's kind.
+        got: ContentKind,
+    },
+    /// A content event without `msg_id`: there is no message to put it in. Kept in the update.
+    #[error("content event without msg_id")]
+    ContentWithoutMessage {
+        /// The content as received.
+        content: Box<Content>,
+    },
+    /// A request or generation parameter outside its allowed range.
+    #[error("parameter `{name}` is {value}, outside {range}")]
+    ParameterOutOfRange {
+        /// The parameter's wire name, e.g. `temperature`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// The allowed range, e.g. `0 to 2`.
+        range: &'static str,
+    },
+    /// A builder method was used on content of the wrong kind (e.g. `add_text_delta` on `data`).
+    #[error("`{method}` needs {expected} content, this builder makes {kind}")]
+    WrongContentKind {
+        /// The method called.
+        method: &'static str,
+        /// The kind it needs.
+        expected: ContentKind,
+        /// The builder's kind.
+        kind: ContentKind,
+    },
+}
+
+impl AgentApiError {
+    pub(crate) fn from_json(e: serde_json::Error, data: &str) -> Self {
+        match e.classify() {
+            serde_json::error::Category::Data => AgentApiError::InvalidEvent {
+                reason: e.to_string(),
+                data: data.to_owned(),
+            },
+            _ => AgentApiError::InvalidJson {
+                reason: e.to_string(),
+                line: e.line(),
+                column: e.column(),
+                data: data.to_owned(),
+            },
+        }
+    }
+}
+
+impl ErrorCode for AgentApiError {
+    fn code(&self) -> &'static str {
+        match self {
+            AgentApiError::InvalidJson { .. } => "invalid-json",
+            AgentApiError::InvalidEvent { .. } => "invalid-event",
+            AgentApiError::Sse(e) => e.code(),
+            AgentApiError::Server { .. } => "server-error",
+            AgentApiError::StreamIncomplete { .. } => "stream-incomplete",
+            AgentApiError::UnknownEvent { .. } => "unknown-event",
+            AgentApiError::ContentMismatch { .. } => "content-mismatch",
+            AgentApiError::MessageMissingFromOutput { .. } => "message-missing-from-output",
+            AgentApiError::DeltaKindMismatch { .. } => "delta-kind-mismatch",
+            AgentApiError::ContentWithoutMessage { .. } => "content-without-message",
+            AgentApiError::ParameterOutOfRange { .. } => "parameter-out-of-range",
+            AgentApiError::WrongContentKind { .. } => "wrong-content-kind",
+        }
+    }
+
+    fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            AgentApiError::InvalidJson {
+                line, column, data, ..
+            } => json!({ "line": line, "column": column, "data": data }),
+            AgentApiError::InvalidEvent { data, .. } => json!({ "data": data }),
+            AgentApiError::Sse(e) => e.details(),
+            AgentApiError::Server { error } => serde_json::to_value(error).unwrap_or_default(),
+            AgentApiError::StreamIncomplete { last_status } => {
+                json!({ "lastStatus": last_status })
+            }
+            AgentApiError::UnknownEvent { object, event } => {
+                json!({ "object": object, "event": event })
+            }
+            AgentApiError::ContentMismatch {
+                msg_id,
+                index,
+                assembled,
+            } => json!({ "msgId": msg_id, "index": index, "assembled": assembled }),
+            AgentApiError::MessageMissingFromOutput { msg_id } => json!({ "msgId": msg_id }),
+            AgentApiError::DeltaKindMismatch {
+                msg_id,
+                index,
+                kind,
+                got,
+            } => json!({ "msgId": msg_id, "index": index, "kind": kind, "got": got }),
+            AgentApiError::ContentWithoutMessage { content } => json!({ "content": content }),
+            AgentApiError::ParameterOutOfRange { name, value, range } => {
+                json!({ "name": name, "value": value, "range": range })
+            }
+            AgentApiError::WrongContentKind {
+                method,
+                expected,
+                kind,
+            } => json!({ "method": method, "expected": expected, "kind": kind }),
+        }
+    }
+}

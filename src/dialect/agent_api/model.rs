@@ -1,0 +1,649 @@
+//! The Agent API protocol's wire model, field for field.
+//!
+//! Source: the protocol's schema module (`agentscope_runtime.engine.schemas.agent_schemas`,
+//! agentscope-runtime 1.1.6): `Role`, `MessageType`, `ContentType`, `RunStatus`, `Content` and its
+//! subclasses, `Message`, `AgentRequest`, `AgentResponse`, `Tool`, `FunctionTool`, `FunctionCall`,
+//! `FunctionCallOutput`, `Error`. Names on the wire are the protocol's (`snake_case`); unknown fields
+//! are kept in `extra` and unknown enum values in `Other`, so a value survives a round trip.
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire::{null_as_empty, JsonMap};
+use crate::wire_enum;
+
+wire_enum! {
+    /// Who wrote a message (`role`).
+    Role {
+        /// `assistant`
+        Assistant = "assistant",
+        /// `user`
+        User = "user",
+        /// `system`
+        System = "system",
+        /// `tool`
+        Tool = "tool",
+    }
+}
+
+wire_enum! {
+    /// What a message is (`Message.type`).
+    MessageType {
+        /// `message`: an ordinary message with contents.
+        Message = "message",
+        /// `function_call`: the agent calls a function; `data` content `{call_id, name, arguments}`.
+        FunctionCall = "function_call",
+        /// `function_call_output`: a function's result; `data` content `{call_id, output}`.
+        FunctionCallOutput = "function_call_output",
+        /// `plugin_call`
+        PluginCall = "plugin_call",
+        /// `plugin_call_output`
+        PluginCallOutput = "plugin_call_output",
+        /// `component_call`
+        ComponentCall = "component_call",
+        /// `component_call_output`
+        ComponentCallOutput = "component_call_output",
+        /// `mcp_list_tools`
+        McpListTools = "mcp_list_tools",
+        /// `mcp_approval_request`
+        McpApprovalRequest = "mcp_approval_request",
+        /// `mcp_call`
+        McpCall = "mcp_call",
+        /// `mcp_approval_response`
+        McpApprovalResponse = "mcp_approval_response",
+        /// `mcp_call_output` (sent by servers, not in the protocol's list)
+        McpCallOutput = "mcp_call_output",
+        /// `reasoning`: the model's reasoning, shown apart from the answer.
+        Reasoning = "reasoning",
+        /// `heartbeat`
+        Heartbeat = "heartbeat",
+        /// `error`: carries `code` and `message`.
+        Error = "error",
+    }
+}
+
+impl MessageType {
+    /// Whether messages of this type carry a call (`function_call`, `plugin_call`, `component_call`,
+    /// `mcp_call`, `mcp_approval_request`).
+    pub fn is_call(&self) -> bool {
+        matches!(
+            self,
+            Self::FunctionCall
+                | Self::PluginCall
+                | Self::ComponentCall
+                | Self::McpCall
+                | Self::McpApprovalRequest
+        )
+    }
+
+    /// Whether messages of this type carry a call's output (`*_call_output`,
+    /// `mcp_approval_response`, `mcp_list_tools`).
+    pub fn is_call_output(&self) -> bool {
+        matches!(
+            self,
+            Self::FunctionCallOutput
+                | Self::PluginCallOutput
+                | Self::ComponentCallOutput
+                | Self::McpCallOutput
+                | Self::McpApprovalResponse
+                | Self::McpListTools
+        )
+    }
+}
+
+impl Default for MessageType {
+    fn default() -> Self {
+        Self::Message
+    }
+}
+
+wire_enum! {
+    /// The kind of a content item (the protocol's `ContentType`, wire field `type`). Not a MIME type:
+    /// see [`crate::body`] for the MIME view.
+    ContentKind {
+        /// `text`: `text`.
+        Text = "text",
+        /// `image`: `image_url` (a URL or a `data:` URL).
+        Image = "image",
+        /// `data`: `data`, a JSON object.
+        Data = "data",
+        /// `audio`: `data` (base64 or URL) and `format`.
+        Audio = "audio",
+        /// `file`: `file_url`, `file_id`, `filename`, `file_data`.
+        File = "file",
+        /// `refusal`: `refusal`.
+        Refusal = "refusal",
+        /// `video`: `video_url` (sent by servers, not in the protocol's list).
+        Video = "video",
+    }
+}
+
+wire_enum! {
+    /// Lifecycle status of a response, message or content (the protocol's `RunStatus`).
+    RunStatus {
+        /// `created`
+        Created = "created",
+        /// `in_progress`
+        InProgress = "in_progress",
+        /// `completed`
+        Completed = "completed",
+        /// `canceled`
+        Canceled = "canceled",
+        /// `failed`
+        Failed = "failed",
+        /// `rejected`
+        Rejected = "rejected",
+        /// `unknown`
+        Unknown = "unknown",
+        /// `queued`
+        Queued = "queued",
+        /// `incomplete`: also what agentwire marks a response or message that a stream left
+        /// unfinished.
+        Incomplete = "incomplete",
+    }
+}
+
+impl RunStatus {
+    /// Whether nothing more is expected after this status (`completed`, `canceled`, `failed`,
+    /// `rejected`, `incomplete`).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Self::Completed | Self::Canceled | Self::Failed | Self::Rejected | Self::Incomplete
+        )
+    }
+}
+
+impl Default for RunStatus {
+    fn default() -> Self {
+        Self::Created
+    }
+}
+
+/// An error as the protocol reports it (`Error {code, message}`). Some servers send a bare string
+/// instead: it reads as the message, with code `"error"`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(from = "ErrorWire")]
+pub struct ErrorInfo {
+    /// A machine-readable code, e.g. `"ValueError"`.
+    pub code: String,
+    /// A human-readable message.
+    pub message: String,
+    /// Fields this version does not know, kept as sent.
+    #[serde(flatten)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub extra: JsonMap,
+}
+
+/// What `ErrorInfo` accepts on the wire.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ErrorWire {
+    Text(String),
+    Object {
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        message: String,
+        #[serde(flatten)]
+        extra: JsonMap,
+    },
+}
+
+impl From<ErrorWire> for ErrorInfo {
+    fn from(w: ErrorWire) -> Self {
+        match w {
+            ErrorWire::Text(message) => ErrorInfo {
+                code: "error".to_owned(),
+                message,
+                extra: JsonMap::new(),
+            },
+            ErrorWire::Object {
+                code,
+                message,
+                extra,
+            } => ErrorInfo {
+                code,
+                message,
+                extra,
+            },
+        }
+    }
+}
+
+/// A content item of a message (the protocol's `Content` and its subclasses, flattened: the fields
+/// present depend on [`kind`](Content::kind)).
+///
+/// As an event (`object: "content"`) it is addressed by `msg_id` and `index`; `delta: true` means
+/// "append to the content at `index`", otherwise "replace it".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Content {
+    /// `object`: always `"content"` in this protocol.
+    #[serde(default = "object_content")]
+    pub object: String,
+    /// `type`: which payload fields apply.
+    #[serde(rename = "type")]
+    pub kind: ContentKind,
+    /// Position in the message's `content` list (0-based). `null` from some servers: see the assembler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    /// `true`: this event's payload is a delta to append.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<bool>,
+    /// The message this content belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_id: Option<String>,
+    /// Lifecycle status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// Position of the event in the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<u64>,
+    /// Error, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// `text` content: the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `image` content: the image's URL (or `data:` URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_url: Option<String>,
+    /// `data` content: a JSON object; `audio` content: the audio (base64 or URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+    pub data: Option<serde_json::Value>,
+    /// `audio` content: the audio format, e.g. `"mp3"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// `file` content: the file's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_url: Option<String>,
+    /// `file` content: a server-side file id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
+    /// `file` content: the file's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    /// `file` content: the file's bytes, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_data: Option<String>,
+    /// `refusal` content: the refusal text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+    /// `video` content: the video's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_url: Option<String>,
+    /// Fields this version does not know, kept as sent.
+    #[serde(flatten)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub extra: JsonMap,
+}
+
+impl Content {
+    /// A `text` content.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            kind: ContentKind::Text,
+            text: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    /// An `image` content.
+    pub fn image(image_url: impl Into<String>) -> Self {
+        Self {
+            kind: ContentKind::Image,
+            image_url: Some(image_url.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A `data` content holding a JSON value (the protocol says an object).
+    pub fn data(data: serde_json::Value) -> Self {
+        Self {
+            kind: ContentKind::Data,
+            data: Some(data),
+            ..Self::default()
+        }
+    }
+
+    /// A `file` content referring to a URL, with an optional file name.
+    pub fn file(file_url: impl Into<String>, filename: Option<String>) -> Self {
+        Self {
+            kind: ContentKind::File,
+            file_url: Some(file_url.into()),
+            filename,
+            ..Self::default()
+        }
+    }
+
+    /// The content's `data` read as a [`FunctionCall`] (`data` contents of call messages).
+    pub fn function_call(&self) -> Option<FunctionCall> {
+        serde_json::from_value(self.data.clone()?).ok()
+    }
+
+    /// The content's `data` read as a [`FunctionCallOutput`].
+    pub fn function_call_output(&self) -> Option<FunctionCallOutput> {
+        serde_json::from_value(self.data.clone()?).ok()
+    }
+}
+
+/// A message (`object: "message"`): one turn's item of a given [`MessageType`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Message {
+    /// `object`: always `"message"` in this protocol.
+    #[serde(default = "object_message")]
+    pub object: String,
+    /// `msg_…`; servers assign it, request messages may leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `type` (default `message`).
+    #[serde(rename = "type", default)]
+    pub kind: MessageType,
+    /// Lifecycle status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// Who wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+    /// The contents, in `index` order (`null` on the wire reads as empty).
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub content: Vec<Content>,
+    /// `error` messages: the error code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// `error` messages: the error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Token usage, as the server reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub usage: Option<JsonMap>,
+    /// Free-form metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub metadata: Option<JsonMap>,
+    /// Position of the event in the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<u64>,
+    /// Error, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// Fields this version does not know, kept as sent.
+    #[serde(flatten)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub extra: JsonMap,
+}
+
+impl Message {
+    /// A `message` of `role` with the given contents.
+    pub fn new(role: Role, content: Vec<Content>) -> Self {
+        Self {
+            role: Some(role),
+            content,
+            ..Self::default()
+        }
+    }
+
+    /// All `text` contents joined, in order.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|c| c.text.as_deref())
+            .collect()
+    }
+}
+
+/// A response (`object: "response"`): the envelope of one agent run's output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct AgentResponse {
+    /// `object`: always `"response"` in this protocol.
+    #[serde(default = "object_response")]
+    pub object: String,
+    /// `response_…`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Lifecycle status.
+    #[serde(default)]
+    pub status: RunStatus,
+    /// When the response was created, Unix time in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<i64>,
+    /// When it completed, Unix time in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<i64>,
+    /// Why it failed, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// The messages produced (`null` on the wire reads as empty).
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub output: Vec<Message>,
+    /// Token usage, as the server reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub usage: Option<JsonMap>,
+    /// The session this response belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Position of the event in the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<u64>,
+    /// Fields this version does not know, kept as sent.
+    #[serde(flatten)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub extra: JsonMap,
+}
+
+/// `stop`: one stop sequence or several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum Stop {
+    /// One stop sequence.
+    One(String),
+    /// Several stop sequences.
+    Many(Vec<String>),
+}
+
+/// A function the agent may call (`FunctionTool`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct FunctionTool {
+    /// The function's name.
+    pub name: String,
+    /// What it does and when to call it (the model reads this).
+    #[serde(default)]
+    pub description: String,
+    /// Its arguments as a JSON Schema object (`{"type": "object", "properties": …, "required": …}`).
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+    pub parameters: serde_json::Value,
+}
+
+/// A tool offered to the agent (`Tool {type: "function", function}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Tool {
+    /// `"function"`.
+    #[serde(rename = "type", default = "function_literal")]
+    pub kind: String,
+    /// The function.
+    pub function: FunctionTool,
+}
+
+fn function_literal() -> String {
+    "function".to_owned()
+}
+
+impl From<FunctionTool> for Tool {
+    fn from(function: FunctionTool) -> Self {
+        Self {
+            kind: function_literal(),
+            function,
+        }
+    }
+}
+
+/// A function call, as carried in the `data` of a `function_call` message's content.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct FunctionCall {
+    /// Pairs the call with its output.
+    #[serde(default)]
+    pub call_id: String,
+    /// The function's name.
+    #[serde(default)]
+    pub name: String,
+    /// The arguments as JSON text. The model may produce invalid JSON: validate before use.
+    #[serde(default)]
+    pub arguments: String,
+}
+
+/// A function's output, as carried in the `data` of a `function_call_output` message's content.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct FunctionCallOutput {
+    /// The call this answers.
+    #[serde(default)]
+    pub call_id: String,
+    /// The function's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The output (text; often JSON text).
+    #[serde(default)]
+    pub output: String,
+}
+
+/// A request to an agent (`AgentRequest`, POSTed to `/process`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct AgentRequest {
+    /// The conversation so far.
+    pub input: Vec<Message>,
+    /// Ask for an SSE stream (default `true`).
+    #[serde(default = "yes")]
+    pub stream: bool,
+    /// Model id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Nucleus sampling mass, 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Sampling temperature, 0 to 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Frequency penalty, -2 to 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_penalty: Option<f64>,
+    /// Presence penalty, -2 to 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<f64>,
+    /// Maximum tokens to generate, at least 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Stop sequence(s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// Number of choices, 1 to 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// Sampling seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+    /// Tools the agent may call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Tool>>,
+    /// Session to continue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Response id to use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// Fields this version does not know, kept as sent.
+    #[serde(flatten)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
+    pub extra: JsonMap,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn object_content() -> String {
+    "content".to_owned()
+}
+
+fn object_message() -> String {
+    "message".to_owned()
+}
+
+fn object_response() -> String {
+    "response".to_owned()
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Self {
+            object: object_content(),
+            kind: ContentKind::Text,
+            index: None,
+            delta: None,
+            msg_id: None,
+            status: None,
+            sequence_number: None,
+            error: None,
+            text: None,
+            image_url: None,
+            data: None,
+            format: None,
+            file_url: None,
+            file_id: None,
+            filename: None,
+            file_data: None,
+            refusal: None,
+            video_url: None,
+            extra: JsonMap::new(),
+        }
+    }
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Self {
+            object: object_message(),
+            id: None,
+            kind: MessageType::Message,
+            status: None,
+            role: None,
+            content: Vec::new(),
+            code: None,
+            message: None,
+            usage: None,
+            metadata: None,
+            sequence_number: None,
+            error: None,
+            extra: JsonMap::new(),
+        }
+    }
+}
+
+impl Default for AgentResponse {
+    fn default() -> Self {
+        Self {
+            object: object_response(),
+            id: None,
+            status: RunStatus::Created,
+            created_at: None,
+            completed_at: None,
+            error: None,
+            output: Vec::new(),
+            usage: None,
+            session_id: None,
+            sequence_number: None,
+            extra: JsonMap::new(),
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Wire protocols ("dialects"): each has a faithful model, a decoder of its stream, an assembler that
+//! folds deltas into messages, and builders. Each is a cargo feature (all on by default), so an app
+//! can leave out the ones it does not speak.
+
+#[cfg(feature = "agent-api")]
+pub mod agent_api;

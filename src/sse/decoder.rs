@@ -1,0 +1,437 @@
+//! The push decoder: bytes in, events out, no I/O.
+
+use super::SseError;
+
+/// One dispatched event, borrowed from the decoder's buffers.
+///
+/// Field names follow the WHATWG HTML standard, §9.2.6 "Interpreting an event stream":
+/// `event` is the event type (`"message"` when the stream named none), `data` the data buffer with its
+/// final LF removed, `id` the *last event ID string* at dispatch time (it persists across events until
+/// an `id` field changes it, so it is `""` only when no `id` was ever set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEvent<'a> {
+    /// Event type: the last `event` field's value, or `"message"`.
+    pub event: &'a str,
+    /// The event's data: every `data` field's value joined with LF.
+    pub data: &'a str,
+    /// The last event ID string when this event was dispatched.
+    pub id: &'a str,
+}
+
+impl SseEvent<'_> {
+    /// Copies the event out of the decoder's buffers.
+    pub fn to_owned(&self) -> OwnedSseEvent {
+        OwnedSseEvent {
+            event: self.event.to_owned(),
+            data: self.data.to_owned(),
+            id: self.id.to_owned(),
+        }
+    }
+}
+
+/// An [`SseEvent`] that owns its strings.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct OwnedSseEvent {
+    /// Event type (`"message"` by default).
+    pub event: String,
+    /// Data lines joined with LF.
+    pub data: String,
+    /// Last event ID string at dispatch (`""` if none was ever set).
+    pub id: String,
+}
+
+/// What [`SseDecoder::feed`] hands to its sink, in stream order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItem<'a> {
+    /// A dispatched event.
+    Event(SseEvent<'a>),
+    /// A `retry` field with a valid value: the new reconnection time, in milliseconds.
+    Retry(u64),
+    /// A recoverable decoding error. Decoding continues after it: later events are never lost.
+    Error(SseError),
+}
+
+/// Options of [`SseDecoder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseOptions {
+    /// Largest event the decoder buffers, in bytes: the lengths of all its lines (every line since the
+    /// previous blank line, comments included, line terminators excluded). Default [`SseOptions::DEFAULT_MAX_EVENT_SIZE`] (16 MiB). A larger event is
+    /// skipped up to its terminating blank line and reported as [`SseError::EventTooLarge`].
+    pub max_event_size: usize,
+}
+
+impl SseOptions {
+    /// Default of [`SseOptions::max_event_size`]: 16 MiB.
+    pub const DEFAULT_MAX_EVENT_SIZE: usize = 16 * 1024 * 1024;
+}
+
+impl Default for SseOptions {
+    fn default() -> Self {
+        Self {
+            max_event_size: Self::DEFAULT_MAX_EVENT_SIZE,
+        }
+    }
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A sans-IO, push-style decoder of the `text/event-stream` format.
+///
+/// Implements WHATWG HTML §9.2.6 "Interpreting an event stream" exactly:
+///
+/// > The stream must then be parsed by reading everything line by line, with a U+000D CARRIAGE RETURN
+/// > U+000A LINE FEED (CRLF) character pair, a single U+000A LINE FEED (LF) character not preceded by a
+/// > U+000D CARRIAGE RETURN (CR) character, and a single U+000D CARRIAGE RETURN (CR) character not
+/// > followed by a U+000A LINE FEED (LF) character being the ways in which a line can end.
+///
+/// - The bytes are decoded as UTF-8: one leading byte order mark is stripped at the start of the stream
+///   (only there), and invalid sequences become U+FFFD (the maximal-subpart replacement of the
+///   Encoding standard). Line terminators are ASCII, so lines are split on bytes and decoded whole: a
+///   character split across two chunks is decoded once both halves have arrived.
+/// - "If the line is empty (a blank line): dispatch the event." A line starting with `:` is a comment.
+///   Otherwise the field name is the line up to the first `:`, the value the rest with one leading
+///   space removed (or `""` when there is no colon).
+/// - `event` sets the event type buffer; `data` appends the value and a LF to the data buffer; `id` sets
+///   the last event ID buffer unless the value contains U+0000 NULL; `retry` sets the reconnection time
+///   if the value is only ASCII digits (`+42`, `50x` and `""` are ignored; a value too large for `u64`
+///   saturates); any other field is ignored.
+/// - Dispatch: the last event ID string takes the buffer's value; "if the data buffer is an empty
+///   string, set the data buffer and the event type buffer to the empty string and return"; otherwise one
+///   trailing LF is removed and the event is dispatched with type `"message"` if none was set.
+/// - "Once the end of the file is reached, any pending data must be discarded": [`SseDecoder::finish`]
+///   does not dispatch an unterminated event, but reports it as [`SseError::IncompleteEvent`] with
+///   what it held, so nothing received is lost silently.
+///
+/// Feeding the same bytes split at any indices gives the same items.
+///
+/// ```
+/// use agentwire::sse::{SseDecoder, SseItem};
+/// let mut decoder = SseDecoder::new();
+/// let mut events = Vec::new();
+/// let mut sink = |item: SseItem<'_>| if let SseItem::Event(e) = item { events.push(e.to_owned()) };
+/// decoder.feed(b"event: delta\ndata: {\"text\":", &mut sink);
+/// decoder.feed(b"\"Hi\"}\r\n\r\n", &mut sink);
+/// decoder.finish(&mut sink);
+/// assert_eq!(events[0].event, "delta");
+/// assert_eq!(events[0].data, "{\"text\":\"Hi\"}");
+/// ```
+#[derive(Debug, Clone)]
+pub struct SseDecoder {
+    options: SseOptions,
+    /// Bytes of the current line not yet terminated (only when a line spans chunks).
+    line: Vec<u8>,
+    /// Data buffer (raw bytes, each value followed by LF).
+    data: Vec<u8>,
+    /// Event type buffer.
+    event_type: String,
+    /// Last event ID buffer (set by `id` fields).
+    id_buffer: String,
+    /// Last event ID string (set at dispatch).
+    last_event_id: String,
+    /// Reconnection time in milliseconds, if a `retry` field set one.
+    retry: Option<u64>,
+    /// Bytes of the current event's completed lines (for the size limit).
+    event_size: usize,
+    /// The previous chunk ended with CR: a LF at the start of the next one belongs to it.
+    after_cr: bool,
+    /// Still at the start of the stream: a BOM may follow (holds up to 2 bytes of a possible BOM).
+    bom: Option<Vec<u8>>,
+    /// The current event exceeded the limit: discard lines until the blank line that ends it.
+    skipping: bool,
+    /// The current line's length when skipping (to tell a blank line from a long one).
+    skipped_line_len: usize,
+    /// Total bytes fed since construction or the last reset.
+    bytes_fed: u64,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_options(SseOptions::default())
+    }
+}
+
+impl SseDecoder {
+    /// A decoder with default [`SseOptions`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder with the given options.
+    pub fn with_options(options: SseOptions) -> Self {
+        Self {
+            options,
+            line: Vec::new(),
+            data: Vec::new(),
+            event_type: String::new(),
+            id_buffer: String::new(),
+            last_event_id: String::new(),
+            retry: None,
+            event_size: 0,
+            after_cr: false,
+            bom: Some(Vec::new()),
+            skipping: false,
+            skipped_line_len: 0,
+            bytes_fed: 0,
+        }
+    }
+
+    /// The options this decoder was made with.
+    pub fn options(&self) -> &SseOptions {
+        &self.options
+    }
+
+    /// The last event ID string (WHATWG: what a reconnecting client sends as `Last-Event-ID`).
+    pub fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    /// The reconnection time in milliseconds set by the latest valid `retry` field, if any.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
+    }
+
+    /// Bytes fed since construction or the last [`reset`](Self::reset).
+    pub fn bytes_fed(&self) -> u64 {
+        self.bytes_fed
+    }
+
+    /// Whether the decoder holds part of an event or line (bytes that a blank line has not yet ended).
+    pub fn has_pending(&self) -> bool {
+        !self.line.is_empty()
+            || !self.data.is_empty()
+            || !self.event_type.is_empty()
+            || self.skipping
+            || self.id_buffer != self.last_event_id
+    }
+
+    /// Starts a new stream, as a reconnection does: buffers, the pending event and the BOM state are
+    /// cleared; the last event ID string and the reconnection time are kept (WHATWG: they belong to the
+    /// `EventSource`, not to one connection).
+    pub fn reset(&mut self) {
+        self.line.clear();
+        self.data.clear();
+        self.event_type.clear();
+        self.event_size = 0;
+        self.id_buffer.clone_from(&self.last_event_id);
+        self.after_cr = false;
+        self.bom = Some(Vec::new());
+        self.skipping = false;
+        self.skipped_line_len = 0;
+        self.bytes_fed = 0;
+    }
+
+    /// Decodes `bytes`, the next chunk of the stream, calling `sink` for every event, `retry` value and
+    /// recoverable error it completes, in stream order.
+    ///
+    /// # Errors
+    /// Errors go to the sink as [`SseItem::Error`] ([`SseError::EventTooLarge`]); decoding continues.
+    pub fn feed(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+        self.bytes_fed += bytes.len() as u64;
+        if let Some(held) = &mut self.bom {
+            // Strip one leading BOM, which may itself arrive split across chunks.
+            let want = BOM.len() - held.len();
+            let take = want.min(bytes.len());
+            held.extend_from_slice(&bytes[..take]);
+            if !BOM.starts_with(held) {
+                // Not a BOM: what was held is ordinary stream content.
+                let held = self.bom.take().unwrap_or_default();
+                let rest_start = take;
+                self.process(&held, sink);
+                bytes = &bytes[rest_start..];
+            } else if held.len() == BOM.len() {
+                self.bom = None;
+                bytes = &bytes[take..];
+            } else {
+                return; // a BOM prefix so far: wait for more bytes
+            }
+        }
+        self.process(bytes, sink);
+    }
+
+    /// Ends the stream. An event that no blank line terminated is not dispatched (WHATWG: "any pending
+    /// data must be discarded") but reported, with what it held, as [`SseError::IncompleteEvent`].
+    /// The decoder is then [`reset`](Self::reset).
+    pub fn finish(&mut self, sink: &mut impl FnMut(SseItem<'_>)) {
+        if let Some(held) = self.bom.take() {
+            self.process(&held, sink);
+        }
+        // A last line without a terminator is not a line: its fields take no effect, but a `data`
+        // value in it is reported with the rest of the unterminated event.
+        if let Some(value) = self.line.strip_prefix(b"data:") {
+            let value = value.strip_prefix(b" ").unwrap_or(value);
+            self.data.extend_from_slice(value);
+            self.data.push(b'\n');
+        } else if self.line == b"data" {
+            self.data.push(b'\n');
+        }
+        if self.skipping
+            || !self.data.is_empty()
+            || !self.event_type.is_empty()
+            || !self.line.is_empty()
+        {
+            let data = String::from_utf8_lossy(self.data.strip_suffix(b"\n").unwrap_or(&self.data))
+                .into_owned();
+            sink(SseItem::Error(SseError::IncompleteEvent {
+                event: std::mem::take(&mut self.event_type),
+                data,
+                truncated: self.skipping,
+            }));
+        }
+        self.reset();
+    }
+
+    fn process(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some(rest) = bytes.strip_prefix(b"\n") {
+                bytes = rest;
+            }
+        }
+        while !bytes.is_empty() {
+            let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) else {
+                self.hold(bytes, sink);
+                return;
+            };
+            let (head, tail) = bytes.split_at(end);
+            let terminator_len = if tail[0] == b'\r' {
+                match tail.get(1) {
+                    Some(b'\n') => 2,
+                    Some(_) => 1,
+                    None => {
+                        self.after_cr = true;
+                        1
+                    }
+                }
+            } else {
+                1
+            };
+            if self.skipping {
+                let blank = self.skipped_line_len == 0 && head.is_empty();
+                self.skipped_line_len = 0;
+                if blank {
+                    self.end_skip();
+                }
+            } else if !self.fits(head.len()) {
+                self.too_large(head.len(), sink);
+                self.skipped_line_len = 0; // the line has ended
+            } else if self.line.is_empty() {
+                self.line_done(head, sink);
+            } else {
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(head);
+                self.line_done(&line, sink);
+                line.clear();
+                self.line = line; // keep the allocation
+            }
+            bytes = &tail[terminator_len..];
+        }
+    }
+
+    /// Keeps an unterminated line's bytes until its terminator arrives.
+    fn hold(&mut self, bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+        if self.skipping {
+            self.skipped_line_len += bytes.len();
+        } else if self.fits(bytes.len()) {
+            self.line.extend_from_slice(bytes);
+        } else {
+            self.too_large(bytes.len(), sink);
+        }
+    }
+
+    fn fits(&self, more: usize) -> bool {
+        self.event_size + self.line.len() + more <= self.options.max_event_size
+    }
+
+    fn too_large(&mut self, more: usize, sink: &mut impl FnMut(SseItem<'_>)) {
+        sink(SseItem::Error(SseError::EventTooLarge {
+            limit: self.options.max_event_size,
+        }));
+        self.skipping = true;
+        self.skipped_line_len = self.line.len() + more;
+        self.line.clear();
+        self.data.clear();
+        self.event_type.clear();
+        self.event_size = 0;
+    }
+
+    fn end_skip(&mut self) {
+        self.skipping = false;
+        self.skipped_line_len = 0;
+        self.data.clear();
+        self.event_type.clear();
+        self.event_size = 0;
+    }
+
+    /// Processes one complete line (without its terminator).
+    fn line_done(&mut self, line: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+        if line.is_empty() {
+            self.dispatch(sink);
+            return;
+        }
+        self.event_size += line.len();
+        if line[0] == b':' {
+            return; // comment
+        }
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        match field {
+            b"data" => {
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
+            }
+            b"event" => {
+                self.event_type.clear();
+                self.event_type.push_str(&String::from_utf8_lossy(value));
+            }
+            b"id" => {
+                if memchr::memchr(0, value).is_none() {
+                    self.id_buffer.clear();
+                    self.id_buffer.push_str(&String::from_utf8_lossy(value));
+                }
+            }
+            b"retry" => {
+                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                    let ms = value.iter().fold(0u64, |acc, d| {
+                        acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                    });
+                    self.retry = Some(ms);
+                    sink(SseItem::Retry(ms));
+                }
+            }
+            _ => {} // "Otherwise: The field is ignored."
+        }
+    }
+
+    fn dispatch(&mut self, sink: &mut impl FnMut(SseItem<'_>)) {
+        self.event_size = 0;
+        if self.last_event_id != self.id_buffer {
+            self.last_event_id.clone_from(&self.id_buffer);
+        }
+        if self.data.is_empty() {
+            self.event_type.clear();
+            return;
+        }
+        self.data.pop(); // the trailing LF
+        {
+            let data = String::from_utf8_lossy(&self.data);
+            let event = if self.event_type.is_empty() {
+                "message"
+            } else {
+                &self.event_type
+            };
+            sink(SseItem::Event(SseEvent {
+                event,
+                data: &data,
+                id: &self.last_event_id,
+            }));
+        }
+        self.data.clear();
+        self.event_type.clear();
+    }
+}

@@ -1,0 +1,126 @@
+//! Serde building blocks shared by the wire models of every dialect.
+//!
+//! - [`wire_enum!`](crate::wire_enum): a string enum that keeps unknown values (`Other(String)`), since
+//!   every protocol we speak says unknown values must be tolerated. Its TypeScript type is an open
+//!   union (`"a" | "b" | (string & {})`), generated from the same literals.
+//! - [`JsonMap`]: the JSON object type used for `extra` (unknown fields kept for round trips),
+//!   `metadata` and `usage`.
+//! - [`CowStr`]: a string deserialized without copying when the JSON text has no escapes.
+
+use std::borrow::Cow;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+/// A JSON object. Keys are kept sorted (serde_json's default map), so a round trip keeps every key and
+/// value but not the order in which a server wrote them.
+pub type JsonMap = serde_json::Map<String, serde_json::Value>;
+
+/// The TypeScript declaration of `JsonValue`, the type every `serde_json::Value` field has in the
+/// generated `.d.ts` (never `any`).
+pub const JSON_VALUE_TS: &str = "export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };";
+
+/// Declares a string enum that serializes as its wire literal and keeps unknown values.
+///
+/// ```ignore
+/// wire_enum! {
+///     /// Who wrote a message.
+///     Role { Assistant = "assistant", User = "user" }
+/// }
+/// ```
+/// expands to `enum Role { Assistant, User, Other(String) }` with `as_str()`, `From<&str>`,
+/// `Serialize`, `Deserialize` and a `TS_TYPE` constant holding the TypeScript declaration.
+#[macro_export]
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+            /// A value this version does not know, kept as sent.
+            Other(String),
+        }
+
+        impl $name {
+            /// The TypeScript declaration of this type: its known literals, open to others.
+            pub const TS_TYPE: &'static str = concat!(
+                "export type ", stringify!($name), " = ",
+                $("\"", $wire, "\" | ",)+
+                "(string & {});"
+            );
+
+            /// The wire literal.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $wire,)+
+                    Self::Other(s) => s,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s {
+                    $($wire => Self::$variant,)+
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = $crate::wire::CowStr::deserialize(d)?;
+                Ok(Self::from(&*s.0))
+            }
+        }
+    };
+}
+
+/// A string that borrows from the JSON input when it can (no escape sequences), else owns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CowStr<'a>(pub Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Deserializes `null` or a missing field as an empty `Vec` (protocols send `"content": null` for
+/// "nothing yet").
+pub fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}

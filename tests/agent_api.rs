@@ -1,0 +1,533 @@
+//! Agent API protocol: model round trips, the assembler on real server bytes (at every split), the
+//! builders, and the request builder.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use agentwire::dialect::agent_api::{
+    AgentEvent, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, ContentKind,
+    MessageType, RequestBuilder, ResponseBuilder, Role, RunStatus, Severity, StreamUpdate,
+};
+use agentwire::ErrorCode;
+use serde_json::{json, Value};
+
+fn events_of(sse: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut d = agentwire::sse::SseDecoder::new();
+    d.feed(sse, &mut |i| {
+        if let agentwire::sse::SseItem::Event(e) = i {
+            out.push(e.data.to_owned())
+        }
+    });
+    out
+}
+
+fn assemble(chunks: &[&[u8]], coalesce: bool) -> (AgentResponse, Vec<StreamUpdate>) {
+    let mut s = AgentStream::new(AssemblerOptions {
+        coalesce,
+        ..Default::default()
+    });
+    let mut updates = Vec::new();
+    for c in chunks {
+        s.feed(c);
+        updates.extend(s.drain_updates());
+    }
+    s.finish();
+    updates.extend(s.drain_updates());
+    (s.response().clone(), updates)
+}
+
+/// The server's last event: its final `response` object.
+fn server_final(sse: &[u8]) -> AgentResponse {
+    let last = events_of(sse).pop().expect("events");
+    match AgentEvent::parse(&last).unwrap() {
+        AgentEvent::Response(r) => r,
+        other => panic!("last event is not a response: {other:?}"),
+    }
+}
+
+/// What must agree between an assembled message and the server's: identity, status and each
+/// content's payload (and its status where the server gives one).
+fn message_view(m: &agentwire::dialect::agent_api::Message, server: bool) -> Value {
+    let contents: Vec<Value> = m
+        .content
+        .iter()
+        .map(|c| {
+            let mut v = serde_json::to_value(c).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for k in ["sequence_number", "msg_id", "index", "delta", "object"] {
+                o.remove(k);
+            }
+            if server && c.status.is_none() {
+                o.insert("status".into(), Value::Null);
+            }
+            v
+        })
+        .collect();
+    json!({ "id": m.id, "type": m.kind, "role": m.role, "status": m.status, "content": contents })
+}
+
+fn assert_matches_server(ours: &AgentResponse, server: &AgentResponse) {
+    assert_eq!(ours.id, server.id);
+    assert_eq!(ours.status, server.status);
+    assert_eq!(ours.error, server.error);
+    assert_eq!(ours.session_id, server.session_id);
+    assert_eq!(ours.created_at, server.created_at);
+    assert_eq!(ours.completed_at, server.completed_at);
+    for sm in &server.output {
+        let om = ours
+            .output
+            .iter()
+            .find(|m| m.id == sm.id)
+            .unwrap_or_else(|| panic!("message {:?} missing", sm.id));
+        let mut ov = message_view(om, false);
+        let sv = message_view(sm, true);
+        // Where the server leaves a content's status out, ours is not compared.
+        for (oc, sc) in ov["content"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .zip(sv["content"].as_array().unwrap())
+        {
+            if sc["status"].is_null() {
+                oc["status"] = Value::Null;
+            }
+        }
+        assert_eq!(ov, sv, "message {:?}", sm.id);
+    }
+}
+
+#[test]
+fn every_fixture_event_round_trips_through_the_model() {
+    for name in [
+        "process-raw.sse",
+        "process-text.sse",
+        "process-agentscope.sse",
+    ] {
+        let bytes = common::fixture(&format!("agentscope-runtime/{name}"));
+        for data in events_of(&bytes) {
+            let event = AgentEvent::parse(&data).unwrap();
+            let original: Value = serde_json::from_str(&data).unwrap();
+            let again: Value = serde_json::to_value(&event).unwrap();
+            // Every non-null field survives; nulls are written as absent.
+            fn strip_nulls(v: &Value) -> Value {
+                match v {
+                    Value::Object(m) => Value::Object(
+                        m.iter()
+                            .filter(|(_, v)| !v.is_null())
+                            .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                            .collect(),
+                    ),
+                    Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
+                    other => other.clone(),
+                }
+            }
+            let mut expected = strip_nulls(&original);
+            // `content: null` / `output: null` read as empty lists.
+            for k in ["content", "output"] {
+                if original.get(k) == Some(&Value::Null) {
+                    expected[k] = json!([]);
+                }
+            }
+            assert_eq!(strip_nulls(&again), expected, "{name}: {data}");
+            assert_eq!(
+                AgentEvent::parse(&serde_json::to_string(&event).unwrap()).unwrap(),
+                event
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_types_statuses_and_fields_are_kept() {
+    let data = r#"{"object":"message","id":"msg_1","type":"mcp_call_output","status":"paused","role":"robot","x_vendor":{"a":1},"content":[{"object":"content","type":"hologram","beam":"blue"}]}"#;
+    let AgentEvent::Message(m) = AgentEvent::parse(data).unwrap() else {
+        panic!()
+    };
+    assert_eq!(m.kind, MessageType::McpCallOutput);
+    assert_eq!(m.status, Some(RunStatus::Other("paused".into())));
+    assert_eq!(m.role, Some(Role::Other("robot".into())));
+    assert_eq!(m.extra["x_vendor"], json!({"a": 1}));
+    assert_eq!(m.content[0].kind, ContentKind::Other("hologram".into()));
+    assert_eq!(m.content[0].extra["beam"], "blue");
+    let back: Value = serde_json::to_value(AgentEvent::Message(m)).unwrap();
+    assert_eq!(back, serde_json::from_str::<Value>(data).unwrap());
+}
+
+#[test]
+fn raw_fixture_assembles_to_the_servers_final_response_at_every_split() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    let server = server_final(&bytes);
+    let (whole, whole_updates) = assemble(&[&bytes], false);
+    assert_matches_server(&whole, &server);
+    assert_eq!(whole.output.len(), 4);
+    assert_eq!(whole.output[0].text(), "Echo: hello world");
+    // The function call's arguments streamed as two data deltas that concatenate.
+    let call = whole.output[1].content[0].function_call().unwrap();
+    assert_eq!(call.arguments, r#"{"city": "Paris"}"#);
+    assert!(!whole_updates
+        .iter()
+        .any(|u| matches!(u, StreamUpdate::Issue { .. })));
+    for i in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(i);
+        let (r, updates) = assemble(&[a, b], false);
+        assert_eq!(r, whole, "split at {i}");
+        assert_eq!(updates, whole_updates, "updates, split at {i}");
+    }
+}
+
+#[test]
+fn text_mode_deltas_before_any_message_event_create_the_message() {
+    let bytes = common::fixture("agentscope-runtime/process-text.sse");
+    let (r, updates) = assemble(&[&bytes], false);
+    assert_matches_server(&r, &server_final(&bytes));
+    // The first update about the message is the message itself, before any content.
+    let first_msg = updates
+        .iter()
+        .position(|u| matches!(u, StreamUpdate::Message { .. }))
+        .unwrap();
+    let first_content = updates
+        .iter()
+        .position(|u| matches!(u, StreamUpdate::Content { .. }))
+        .unwrap();
+    assert!(first_msg < first_content);
+    let deltas: String = updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
+            StreamUpdate::Content { content, .. } if content.delta == Some(true) => {
+                content.text.as_deref()
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, "Echo: hello world");
+}
+
+#[test]
+fn agentscope_fixture_keeps_the_message_the_server_left_out() {
+    let bytes = common::fixture("agentscope-runtime/process-agentscope.sse");
+    let server = server_final(&bytes);
+    let (r, updates) = assemble(&[&bytes], false);
+    assert_matches_server(&r, &server);
+    assert_eq!(r.output.len(), server.output.len() + 1);
+    let extra = r.output.last().unwrap();
+    assert_eq!(extra.status, Some(RunStatus::Incomplete));
+    assert_eq!(
+        extra.content[0].image_url.as_deref(),
+        Some("https://example.com/cat.png")
+    );
+    assert!(updates.iter().any(|u| matches!(u,
+        StreamUpdate::Issue { code, severity: Severity::Warning, .. } if code == "message-missing-from-output")));
+    // The plugin call whose first data event had `index: null` has one content.
+    assert_eq!(r.output[1].kind, MessageType::PluginCall);
+    assert_eq!(r.output[1].content.len(), 1);
+}
+
+#[test]
+fn coalesced_updates_carry_the_same_text_in_fewer_deltas() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    let (plain, plain_updates) = assemble(&[&bytes], false);
+    let (co, co_updates) = assemble(&[&bytes], true);
+    assert_eq!(plain, co);
+    let text = |us: &[StreamUpdate]| -> String {
+        us.iter()
+            .filter_map(|u| match u {
+                StreamUpdate::TextDelta { delta, .. } => Some(delta.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(text(&plain_updates), text(&co_updates));
+    let count = |us: &[StreamUpdate]| {
+        us.iter()
+            .filter(|u| matches!(u, StreamUpdate::TextDelta { .. }))
+            .count()
+    };
+    assert!(count(&co_updates) < count(&plain_updates));
+}
+
+#[test]
+fn json_updates_match_the_materialized_updates() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    for coalesce in [false, true] {
+        let mut a = AgentStream::new(AssemblerOptions {
+            coalesce,
+            ..Default::default()
+        });
+        let mut b = a.clone();
+        let mut json_out = Vec::new();
+        let mut owned = Vec::new();
+        for chunk in bytes.chunks(700) {
+            a.feed(chunk);
+            b.feed(chunk);
+            let mut s = String::new();
+            a.assembler_mut().drain_updates_json(&mut s);
+            json_out.extend(serde_json::from_str::<Vec<Value>>(&s).unwrap());
+            owned.extend(
+                b.drain_updates()
+                    .iter()
+                    .map(|u| serde_json::to_value(u).unwrap()),
+            );
+        }
+        assert_eq!(json_out, owned);
+    }
+}
+
+#[test]
+fn malformed_request_error_event_fails_the_response() {
+    let (r, updates) = assemble(
+        &[b"data: {\"error\": \"Invalid request: field required\"}\n\n"],
+        false,
+    );
+    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(
+        r.error.as_ref().unwrap().message,
+        "Invalid request: field required"
+    );
+    assert!(updates.iter().any(|u| matches!(u,
+        StreamUpdate::Issue { code, severity: Severity::Error, .. } if code == "server-error")));
+    assert!(matches!(updates.last(), Some(StreamUpdate::Done { .. })));
+}
+
+#[test]
+fn failed_response_keeps_partial_content() {
+    let sse = concat!(
+        "data: {\"object\":\"response\",\"id\":\"response_1\",\"status\":\"in_progress\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"msg_1\",\"text\":\"partial \"}\n\n",
+        "data: {\"object\":\"response\",\"id\":\"response_1\",\"status\":\"failed\",\"error\":{\"code\":\"ValueError\",\"message\":\"boom from agent\"}}\n\n",
+    );
+    let (r, updates) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(r.error.as_ref().unwrap().code, "ValueError");
+    assert_eq!(r.output[0].text(), "partial ");
+    assert_eq!(r.output[0].status, Some(RunStatus::Incomplete));
+    let issue = updates
+        .iter()
+        .find_map(|u| match u {
+            StreamUpdate::Issue { error, .. } => Some(error),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(issue.code(), "server-error");
+}
+
+#[test]
+fn stream_without_terminal_status_is_incomplete_with_everything_kept() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    let cut = &bytes[..bytes.len() / 2];
+    let (r, updates) = assemble(&[cut], false);
+    assert_eq!(r.status, RunStatus::Incomplete);
+    assert_eq!(r.output[0].text(), "Echo: hello world");
+    assert!(r
+        .output
+        .iter()
+        .all(|m| m.status.as_ref().is_some_and(RunStatus::is_terminal)));
+    assert!(updates.iter().any(|u| matches!(u,
+        StreamUpdate::Issue { code, severity: Severity::Error, .. } if code == "stream-incomplete")));
+}
+
+#[test]
+fn malformed_events_are_skipped_reported_and_do_not_stop_the_stream() {
+    let sse = concat!(
+        "data: {not json\n\n",
+        "data: {\"object\":\"content\",\"index\":\"one\",\"msg_id\":\"m\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"msg_id\":\"m\",\"text\":\"ok\"}\n\n",
+        "data: {\"object\":\"hologram\"}\n\n",
+    );
+    let (r, updates) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(r.output[0].text(), "ok");
+    let codes: Vec<&str> = updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::Issue { code, .. } => Some(code.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "invalid-json",
+            "invalid-event",
+            "unknown-event",
+            "stream-incomplete"
+        ]
+    );
+    match &updates[0] {
+        StreamUpdate::Issue { details, .. } => {
+            assert_eq!(details["data"], "{not json");
+            assert_eq!(details["line"], 1);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn generate_streaming_response_emits_exactly_the_protocols_sequence() {
+    let mut rb = ResponseBuilder::new(Some("s".into()));
+    let events = rb.generate_streaming_response(&["Hel", "lo", "!"], Role::Assistant);
+    let shape: Vec<String> = events
+        .iter()
+        .map(|e| match e {
+            AgentEvent::Response(r) => format!("response {}", r.status),
+            AgentEvent::Message(m) => format!("message {}", m.status.as_ref().unwrap()),
+            AgentEvent::Content(c) if c.delta == Some(true) => {
+                format!("delta {}", c.text.as_deref().unwrap())
+            }
+            AgentEvent::Content(c) => format!("content {}", c.status.as_ref().unwrap()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "response created",
+            "response in_progress",
+            "message created",
+            "delta Hel",
+            "delta lo",
+            "delta !",
+            "content completed",
+            "message completed",
+            "response completed"
+        ]
+    );
+    let seqs: Vec<u64> = events
+        .iter()
+        .map(|e| match e {
+            AgentEvent::Response(r) => r.sequence_number.unwrap(),
+            AgentEvent::Message(m) => m.sequence_number.unwrap(),
+            AgentEvent::Content(c) => c.sequence_number.unwrap(),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(seqs, (0..9).collect::<Vec<_>>());
+    let AgentEvent::Response(last) = events.last().unwrap() else {
+        panic!()
+    };
+    assert_eq!(last.output[0].text(), "Hello!");
+    assert!(last.id.as_deref().unwrap().starts_with("response_"));
+    assert!(last.output[0].id.as_deref().unwrap().starts_with("msg_"));
+}
+
+#[test]
+fn builder_rejects_setters_of_the_wrong_kind() {
+    let mut rb = ResponseBuilder::new(None);
+    let mut mb = rb.create_message_builder(Role::Assistant, MessageType::Message);
+    let mut cb = mb.create_content_builder(ContentKind::Data);
+    let e = cb.add_text_delta("x").unwrap_err();
+    assert_eq!(e.code(), "wrong-content-kind");
+}
+
+#[test]
+fn request_builder_checks_ranges_and_keeps_extra_fields() {
+    let r = RequestBuilder::new()
+        .text(Role::User, "What is this?")
+        .image(Role::User, "https://example.com/a.png")
+        .temperature(0.7)
+        .unwrap()
+        .top_p(1.0)
+        .unwrap()
+        .n(5)
+        .unwrap()
+        .max_tokens(1)
+        .unwrap()
+        .extra("user_id", json!("u1"))
+        .build()
+        .unwrap();
+    assert_eq!(r.input.len(), 1);
+    assert_eq!(r.input[0].content.len(), 2);
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["user_id"], "u1");
+    assert_eq!(v["stream"], true);
+    let back: AgentRequest = serde_json::from_value(v).unwrap();
+    assert_eq!(back, r);
+    for (e, name) in [
+        (RequestBuilder::new().temperature(2.5).err(), "temperature"),
+        (
+            RequestBuilder::new().temperature(f64::NAN).err(),
+            "temperature",
+        ),
+        (RequestBuilder::new().top_p(-0.1).err(), "top_p"),
+        (RequestBuilder::new().n(0).err(), "n"),
+        (RequestBuilder::new().n(6).err(), "n"),
+        (RequestBuilder::new().max_tokens(0).err(), "max_tokens"),
+    ] {
+        let e = e.unwrap();
+        assert_eq!(e.code(), "parameter-out-of-range");
+        assert_eq!(e.details()["name"], name);
+    }
+    let bad: AgentRequest = serde_json::from_value(json!({"input": [], "n": 9})).unwrap();
+    assert_eq!(bad.validate().unwrap_err().code(), "parameter-out-of-range");
+}
+
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A script for the builders: messages of text tokens, data deltas, or an image.
+    #[derive(Debug, Clone)]
+    enum Part {
+        Text(Vec<String>),
+        Data(Vec<(String, String)>),
+        Image(String),
+    }
+
+    fn part() -> impl Strategy<Value = Part> {
+        prop_oneof![
+            prop::collection::vec("[a-zé東 \\n\"\\\\]{0,6}", 0..6).prop_map(Part::Text),
+            prop::collection::vec(("[ab]", "[x{}\"]{0,4}"), 1..4).prop_map(Part::Data),
+            "https://[a-z]{1,8}\\.png".prop_map(Part::Image),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn whatever_the_builders_emit_the_assembler_rebuilds(
+            messages in prop::collection::vec(prop::collection::vec(part(), 1..3), 0..4),
+            split in any::<prop::sample::Index>(),
+        ) {
+            let mut rb = ResponseBuilder::new(Some("s".into()));
+            let mut sse = String::new();
+            rb.created().write_sse(&mut sse);
+            rb.in_progress().write_sse(&mut sse);
+            for parts in &messages {
+                let mut mb = rb.create_message_builder(Role::Assistant, MessageType::Message);
+                mb.message().write_sse(&mut sse);
+                for p in parts {
+                    match p {
+                        Part::Text(tokens) => {
+                            let mut cb = mb.create_content_builder(ContentKind::Text);
+                            for t in tokens { cb.add_text_delta(t).unwrap().write_sse(&mut sse); }
+                            cb.complete().write_sse(&mut sse);
+                        }
+                        Part::Data(deltas) => {
+                            let mut cb = mb.create_content_builder(ContentKind::Data);
+                            for (k, v) in deltas {
+                                cb.add_data_delta(json!({ k: v })).unwrap().write_sse(&mut sse);
+                            }
+                            cb.complete().write_sse(&mut sse);
+                        }
+                        Part::Image(url) => {
+                            let mut cb = mb.create_content_builder(ContentKind::Image);
+                            cb.set_image_url(url).unwrap().write_sse(&mut sse);
+                            cb.complete().write_sse(&mut sse);
+                        }
+                    }
+                }
+                mb.complete().write_sse(&mut sse);
+            }
+            rb.completed().write_sse(&mut sse);
+            let bytes = sse.as_bytes();
+            let at = split.index(bytes.len() + 1);
+            let (r, updates) = assemble(&[&bytes[..at], &bytes[at..]], false);
+            prop_assert!(!updates.iter().any(|u| matches!(u, StreamUpdate::Issue { .. })), "{:?}", updates);
+            let built = rb.response();
+            prop_assert_eq!(r.status.clone(), RunStatus::Completed);
+            prop_assert_eq!(r.output.len(), built.output.len());
+            for (o, b) in r.output.iter().zip(&built.output) {
+                prop_assert_eq!(message_view(o, false), message_view(b, false));
+            }
+        }
+    }
+}
