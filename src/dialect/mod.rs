@@ -2,5 +2,11 @@
 //! folds deltas into messages, and builders. Each is a cargo feature (all on by default), so an app
 //! can leave out the ones it does not speak.
 
+#[cfg(feature = "acp")]
+pub mod acp;
 #[cfg(feature = "agent-api")]
 pub mod agent_api;
+#[cfg(feature = "agentx")]
+pub mod agentx;
+#[cfg(feature = "atlas")]
+pub mod atlas;

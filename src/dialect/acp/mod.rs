@@ -1,0 +1,1 @@
+//! The Agent Communication Protocol, ACP (to be written).

@@ -1,0 +1,1 @@
+//! The AgentX message format (to be written).

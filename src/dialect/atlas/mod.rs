@@ -1,0 +1,1 @@
+//! The Atlas structured inter-agent message format (to be written).

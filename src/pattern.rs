@@ -1,0 +1,1 @@
+//! Glob patterns over part names and MIME content types (to be written).

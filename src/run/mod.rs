@@ -1,0 +1,1 @@
+//! Runs and communication schemas (to be written).

@@ -1,0 +1,1 @@
+//! Tools: definitions, JSON Schema argument validation, tool errors (to be written).
