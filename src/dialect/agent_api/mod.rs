@@ -23,6 +23,7 @@
 //! ```
 
 mod assemble;
+mod body;
 mod build;
 mod event;
 mod model;

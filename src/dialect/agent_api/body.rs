@@ -1,0 +1,1 @@
+//! The Agent API message as a body (to be written).
