@@ -1,6 +1,6 @@
 //! agentwire: a protocol core for talking to AI agents.
 #![deny(missing_docs)]
-#![deny(unsafe_code)]
+#![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
 
 pub mod body;
 pub mod dialect;
@@ -11,6 +11,10 @@ pub mod platform;
 pub mod run;
 pub mod sse;
 pub mod tool;
+pub mod transport;
 pub mod wire;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 pub use error::ErrorCode;

@@ -701,6 +701,18 @@ impl Assembler {
         self.end();
     }
 
+    /// The user stopped the stream: the response is marked `canceled` (unless it had already ended)
+    /// and unfinished parts `incomplete`; the pending updates are dropped (no callback should run
+    /// after an abort), everything received stays in the response.
+    pub fn abort(&mut self) {
+        if !self.done {
+            self.response.status = RunStatus::Canceled;
+            self.end();
+        }
+        self.pending.clear();
+        self.runs.clear();
+    }
+
     /// Takes the updates recorded since the last drain, in order.
     pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
         let pending = std::mem::take(&mut self.pending);
@@ -885,6 +897,12 @@ impl AgentStream {
         let assembler = &mut self.assembler;
         self.sse.finish(&mut |item| Self::on_item(assembler, item));
         self.assembler.finish();
+    }
+
+    /// The user stopped the stream (see [`Assembler::abort`]).
+    pub fn abort(&mut self) {
+        self.sse.reset();
+        self.assembler.abort();
     }
 
     /// The SSE decoder (last event id, retry).

@@ -1,0 +1,550 @@
+//! The Agent API dialect for JavaScript: the stream decoder, the request builder and the response
+//! builders.
+
+use serde::{Deserialize, Serialize};
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, from_ts, parse_json, to_ts};
+use super::error::js_error;
+use crate::dialect::agent_api::{
+    self as a, AgentEvent, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, Content,
+    ContentKind, ErrorInfo, FunctionCallOutput, Message, MessageType, Role, Stop, StreamUpdate,
+    Tool,
+};
+use crate::sse::SseOptions;
+
+/// A list of stream updates, in order.
+#[derive(Serialize, Tsify)]
+pub struct StreamUpdates(pub Vec<StreamUpdate>);
+
+/// Options of an Agent API stream decoder.
+#[derive(Deserialize, Tsify, Default, Clone, Copy)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StreamOptions {
+    /// Batched delivery: consecutive text deltas of one content within a chunk are merged into one
+    /// update (default `false`).
+    #[tsify(optional)]
+    pub batch: Option<bool>,
+    /// Largest SSE event in bytes (default 16 MiB).
+    #[tsify(optional)]
+    pub max_event_size: Option<usize>,
+}
+
+impl StreamOptions {
+    pub(crate) fn assembler(self) -> AssemblerOptions {
+        let mut sse = SseOptions::default();
+        if let Some(m) = self.max_event_size {
+            sse.max_event_size = m;
+        }
+        AssemblerOptions {
+            coalesce: self.batch.unwrap_or(false),
+            sse,
+        }
+    }
+}
+
+/// Decodes an Agent API `text/event-stream` and assembles the response: feed it the bytes as they
+/// arrive, get the updates each chunk completed. Transport-independent (`AgentClient` uses it over
+/// `fetch`).
+#[wasm_bindgen(js_name = AgentStreamDecoder)]
+pub struct JsAgentStreamDecoder {
+    stream: AgentStream,
+    json: String,
+}
+
+impl JsAgentStreamDecoder {
+    pub(crate) fn with_options(options: StreamOptions) -> Self {
+        Self {
+            stream: AgentStream::new(options.assembler()),
+            json: String::new(),
+        }
+    }
+
+    /// The pending updates as a JS array (one `JSON.parse` per call).
+    pub(crate) fn drain(&mut self) -> Result<JsValue, JsValue> {
+        self.json.clear();
+        self.stream
+            .assembler_mut()
+            .drain_updates_json(&mut self.json);
+        parse_json(&self.json)
+    }
+
+    pub(crate) fn feed_bytes(&mut self, bytes: &[u8]) {
+        self.stream.feed(bytes);
+    }
+
+    pub(crate) fn inner(&self) -> &AgentStream {
+        &self.stream
+    }
+
+    pub(crate) fn inner_mut(&mut self) -> &mut AgentStream {
+        &mut self.stream
+    }
+}
+
+#[wasm_bindgen(js_class = AgentStreamDecoder)]
+impl JsAgentStreamDecoder {
+    /// A decoder. `options.batch` merges text deltas per content within each chunk;
+    /// `options.maxEventSize` bounds one SSE event, in bytes.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `options` has the wrong shape.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<Ts<StreamOptions>>) -> Result<JsAgentStreamDecoder, JsValue> {
+        let options = match options {
+            Some(o) => from_ts(&o, "options")?,
+            None => StreamOptions::default(),
+        };
+        Ok(Self::with_options(options))
+    }
+
+    /// Decodes and applies the next chunk; returns the updates it produced.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Ts<StreamUpdates>, JsValue> {
+        self.stream.feed(bytes);
+        Ok(Ts::new_unchecked(self.drain()?))
+    }
+
+    /// Ends the stream: a response that never finished is marked `incomplete`, with an issue.
+    /// Returns the last updates (ending with `done`).
+    pub fn finish(&mut self) -> Result<Ts<StreamUpdates>, JsValue> {
+        self.stream.finish();
+        Ok(Ts::new_unchecked(self.drain()?))
+    }
+
+    /// The response as assembled so far.
+    pub fn response(&self) -> Result<Ts<AgentResponse>, JsValue> {
+        to_ts(self.stream.response())
+    }
+
+    /// The last SSE event id seen (`""` if none).
+    #[wasm_bindgen(getter, js_name = lastEventId)]
+    pub fn last_event_id(&self) -> String {
+        self.stream.sse().last_event_id().to_owned()
+    }
+}
+
+/// Encodes an Agent API event as one SSE event (`data: <json>` and a blank line).
+///
+/// # Errors
+/// `invalid-argument` if `event` is not an Agent API event object.
+#[wasm_bindgen(js_name = encodeAgentEvent)]
+pub fn encode_agent_event(event: Ts<AgentEventJs>) -> Result<String, JsValue> {
+    let data = js_sys::JSON::stringify(&event.js_value())
+        .map(String::from)
+        .map_err(|_| super::error::invalid_argument("event", "it cannot be converted to JSON"))?;
+    let event = AgentEvent::parse(&data).map_err(|e| js_error(&e))?;
+    Ok(event.to_sse())
+}
+
+/// Any Agent API event object (`AgentResponse`, `Message`, `Content`, or an error event).
+#[derive(Serialize, Tsify)]
+#[tsify(type = "AgentResponse | Message | Content | { error: JsonValue }")]
+pub struct AgentEventJs(serde_json::Value);
+
+fn event_ts(e: AgentEvent) -> Result<Ts<AgentEventJs>, JsValue> {
+    Ok(Ts::new_unchecked(super::convert::to_js(&e)?))
+}
+
+/// Builds an `AgentRequest`. Methods return the builder for chaining (each call consumes the
+/// previous builder object: keep the returned one).
+#[wasm_bindgen(js_name = RequestBuilder)]
+pub struct JsRequestBuilder(a::RequestBuilder);
+
+#[wasm_bindgen(js_class = RequestBuilder)]
+impl JsRequestBuilder {
+    /// An empty request (`stream: true`).
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsRequestBuilder {
+        Self(a::RequestBuilder::new())
+    }
+
+    /// Adds a `text` content from `role` (joins the last message if it has the same role).
+    pub fn text(self, role: &str, text: &str) -> JsRequestBuilder {
+        Self(self.0.text(Role::from(role), text))
+    }
+
+    /// Adds an `image` content (a URL or `data:` URL).
+    pub fn image(self, role: &str, image_url: &str) -> JsRequestBuilder {
+        Self(self.0.image(Role::from(role), image_url))
+    }
+
+    /// Adds a `data` content (a JSON object).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `data` cannot be converted to JSON.
+    pub fn data(
+        self,
+        role: &str,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        let value: serde_json::Value = from_js(&data, "data")?;
+        Ok(Self(self.0.data(Role::from(role), value)))
+    }
+
+    /// Adds a `file` content referring to a URL.
+    pub fn file(self, role: &str, file_url: &str, filename: Option<String>) -> JsRequestBuilder {
+        Self(self.0.file(Role::from(role), file_url, filename.as_deref()))
+    }
+
+    /// Adds a whole message.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `message` has the wrong shape.
+    pub fn message(self, message: Ts<Message>) -> Result<JsRequestBuilder, JsValue> {
+        Ok(Self(self.0.message(from_ts(&message, "message")?)))
+    }
+
+    /// Adds a `function_call_output` message answering a call.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `output` has the wrong shape.
+    #[wasm_bindgen(js_name = functionCallOutput)]
+    pub fn function_call_output(
+        self,
+        output: Ts<FunctionCallOutput>,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        Ok(Self(
+            self.0.function_call_output(from_ts(&output, "output")?),
+        ))
+    }
+
+    /// Offers a tool (`{type: "function", function: {name, description, parameters}}`).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `tool` has the wrong shape.
+    pub fn tool(self, tool: Ts<Tool>) -> Result<JsRequestBuilder, JsValue> {
+        Ok(Self(self.0.tool(from_ts(&tool, "tool")?)))
+    }
+
+    /// Model id.
+    pub fn model(self, model: &str) -> JsRequestBuilder {
+        Self(self.0.model(model))
+    }
+
+    /// Sampling temperature, 0 to 2.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    pub fn temperature(self, t: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.0.temperature(t).map(Self).map_err(|e| js_error(&e))
+    }
+
+    /// Nucleus sampling mass, 0 to 1.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    #[wasm_bindgen(js_name = topP)]
+    pub fn top_p(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.0.top_p(p).map(Self).map_err(|e| js_error(&e))
+    }
+
+    /// Frequency penalty, -2 to 2.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    #[wasm_bindgen(js_name = frequencyPenalty)]
+    pub fn frequency_penalty(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.0
+            .frequency_penalty(p)
+            .map(Self)
+            .map_err(|e| js_error(&e))
+    }
+
+    /// Presence penalty, -2 to 2.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    #[wasm_bindgen(js_name = presencePenalty)]
+    pub fn presence_penalty(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.0
+            .presence_penalty(p)
+            .map(Self)
+            .map_err(|e| js_error(&e))
+    }
+
+    /// Maximum tokens to generate, at least 1.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    #[wasm_bindgen(js_name = maxTokens)]
+    pub fn max_tokens(self, m: f64) -> Result<JsRequestBuilder, JsValue> {
+        let m = if m.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&m) {
+            m as u32
+        } else {
+            0
+        };
+        self.0.max_tokens(m).map(Self).map_err(|e| js_error(&e))
+    }
+
+    /// Number of choices, 1 to 5.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    pub fn n(self, n: f64) -> Result<JsRequestBuilder, JsValue> {
+        let n = if n.fract() == 0.0 && (0.0..=5.0).contains(&n) {
+            n as u32
+        } else {
+            0
+        };
+        self.0.n(n).map(Self).map_err(|e| js_error(&e))
+    }
+
+    /// Sampling seed (an integer).
+    pub fn seed(self, seed: f64) -> JsRequestBuilder {
+        Self(self.0.seed(seed as i64))
+    }
+
+    /// Stop sequence(s).
+    ///
+    /// # Errors
+    /// `invalid-argument` unless a string or a list of strings.
+    pub fn stop(
+        self,
+        #[wasm_bindgen(unchecked_param_type = "string | string[]")] stop: JsValue,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        let stop: Stop = from_js(&stop, "stop")?;
+        Ok(Self(self.0.stop(stop)))
+    }
+
+    /// Session to continue.
+    #[wasm_bindgen(js_name = sessionId)]
+    pub fn session_id(self, id: &str) -> JsRequestBuilder {
+        Self(self.0.session_id(id))
+    }
+
+    /// Response id to use.
+    #[wasm_bindgen(js_name = responseId)]
+    pub fn response_id(self, id: &str) -> JsRequestBuilder {
+        Self(self.0.response_id(id))
+    }
+
+    /// Ask for a stream (`true`, the default) or a single JSON answer.
+    pub fn stream(self, stream: bool) -> JsRequestBuilder {
+        Self(self.0.stream(stream))
+    }
+
+    /// Sets a field the protocol does not define.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `value` cannot be converted to JSON.
+    pub fn extra(
+        self,
+        key: &str,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] value: JsValue,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        let value: serde_json::Value = from_js(&value, key)?;
+        Ok(Self(self.0.extra(key, value)))
+    }
+
+    /// The request.
+    ///
+    /// # Errors
+    /// `parameter-out-of-range`.
+    pub fn build(self) -> Result<Ts<AgentRequest>, JsValue> {
+        let r = self.0.build().map_err(|e| js_error(&e))?;
+        to_ts(&r)
+    }
+}
+
+impl Default for JsRequestBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Checks an `AgentRequest`'s parameter ranges (n 1–5, temperature 0–2, top_p 0–1, penalties −2–2,
+/// max_tokens ≥ 1) and returns it normalized.
+///
+/// # Errors
+/// `invalid-argument` if it has the wrong shape, `parameter-out-of-range` otherwise.
+#[wasm_bindgen(js_name = validateAgentRequest)]
+pub fn validate_agent_request(request: Ts<AgentRequest>) -> Result<Ts<AgentRequest>, JsValue> {
+    let r: AgentRequest = from_ts(&request, "request")?;
+    r.validate().map_err(|e| js_error(&e))?;
+    to_ts(&r)
+}
+
+/// The protocol's response builder: emits the events of a response (with `sequence_number`s).
+#[wasm_bindgen(js_name = ResponseBuilder)]
+pub struct JsResponseBuilder(a::ResponseBuilder);
+
+#[wasm_bindgen(js_class = ResponseBuilder)]
+impl JsResponseBuilder {
+    /// A builder for a new response in session `sessionId`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(session_id: Option<String>) -> JsResponseBuilder {
+        Self(a::ResponseBuilder::new(session_id))
+    }
+
+    /// The response as built so far.
+    pub fn response(&self) -> Result<Ts<AgentResponse>, JsValue> {
+        to_ts(&self.0.response())
+    }
+
+    /// Status `created`.
+    pub fn created(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.created())
+    }
+
+    /// Status `in_progress`.
+    #[wasm_bindgen(js_name = inProgress)]
+    pub fn in_progress(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.in_progress())
+    }
+
+    /// Status `completed` with the whole output.
+    pub fn completed(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.completed())
+    }
+
+    /// Status `failed` with an error.
+    pub fn failed(&mut self, code: &str, message: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.failed(ErrorInfo {
+            code: code.into(),
+            message: message.into(),
+            extra: Default::default(),
+        }))
+    }
+
+    /// Starts a message of `role` and `messageType` (default `message`).
+    #[wasm_bindgen(js_name = createMessageBuilder)]
+    pub fn create_message_builder(
+        &mut self,
+        role: &str,
+        message_type: Option<String>,
+    ) -> JsMessageBuilder {
+        let kind = message_type.map_or(MessageType::Message, |t| MessageType::from(t.as_str()));
+        JsMessageBuilder(self.0.create_message_builder(Role::from(role), kind))
+    }
+
+    /// The protocol's `generate_streaming_response`: the events of a whole response streaming
+    /// `textTokens` as one message.
+    #[wasm_bindgen(js_name = generateStreamingResponse)]
+    pub fn generate_streaming_response(
+        &mut self,
+        text_tokens: Vec<String>,
+        role: Option<String>,
+    ) -> Result<Vec<Ts<AgentEventJs>>, JsValue> {
+        let tokens: Vec<&str> = text_tokens.iter().map(String::as_str).collect();
+        let role = role.map_or(Role::Assistant, |r| Role::from(r.as_str()));
+        self.0
+            .generate_streaming_response(&tokens, role)
+            .into_iter()
+            .map(event_ts)
+            .collect()
+    }
+}
+
+/// Builds one message of a response.
+#[wasm_bindgen(js_name = MessageBuilder)]
+pub struct JsMessageBuilder(a::MessageBuilder);
+
+#[wasm_bindgen(js_class = MessageBuilder)]
+impl JsMessageBuilder {
+    /// The message id (`msg_…`).
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.0.id().to_owned()
+    }
+
+    /// The message event as it is now.
+    pub fn message(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.message())
+    }
+
+    /// Status `in_progress`.
+    #[wasm_bindgen(js_name = inProgress)]
+    pub fn in_progress(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.in_progress())
+    }
+
+    /// Starts a content of `contentType` (`text`, `image`, `data`, …) at the next index.
+    #[wasm_bindgen(js_name = createContentBuilder)]
+    pub fn create_content_builder(&mut self, content_type: &str) -> JsContentBuilder {
+        JsContentBuilder(
+            self.0
+                .create_content_builder(ContentKind::from(content_type)),
+        )
+    }
+
+    /// Puts a content into the message (replacing the one with the same index).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `content` has the wrong shape.
+    #[wasm_bindgen(js_name = addContent)]
+    pub fn add_content(&mut self, content: Ts<Content>) -> Result<(), JsValue> {
+        self.0.add_content(from_ts(&content, "content")?);
+        Ok(())
+    }
+
+    /// Status `completed`, with all contents.
+    pub fn complete(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.complete())
+    }
+}
+
+/// Builds one content of a message.
+#[wasm_bindgen(js_name = ContentBuilder)]
+pub struct JsContentBuilder(a::ContentBuilder);
+
+#[wasm_bindgen(js_class = ContentBuilder)]
+impl JsContentBuilder {
+    /// A text delta.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless text.
+    #[wasm_bindgen(js_name = addTextDelta)]
+    pub fn add_text_delta(&mut self, text: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.add_text_delta(text).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the whole text.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless text.
+    #[wasm_bindgen(js_name = setText)]
+    pub fn set_text(&mut self, text: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.set_text(text).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the image URL.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless image.
+    #[wasm_bindgen(js_name = setImageUrl)]
+    pub fn set_image_url(&mut self, url: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.set_image_url(url).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the whole data object.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    #[wasm_bindgen(js_name = setData)]
+    pub fn set_data(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
+    ) -> Result<Ts<AgentEventJs>, JsValue> {
+        let v: serde_json::Value = from_js(&data, "data")?;
+        event_ts(self.0.set_data(v).map_err(|e| js_error(&e))?)
+    }
+
+    /// A data delta, merged on completion.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    #[wasm_bindgen(js_name = addDataDelta)]
+    pub fn add_data_delta(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] delta: JsValue,
+    ) -> Result<Ts<AgentEventJs>, JsValue> {
+        let v: serde_json::Value = from_js(&delta, "delta")?;
+        event_ts(self.0.add_data_delta(v).map_err(|e| js_error(&e))?)
+    }
+
+    /// Completes the content (deltas joined or merged, status `completed`).
+    pub fn complete(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.complete())
+    }
+}

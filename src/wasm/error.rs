@@ -1,0 +1,74 @@
+//! Errors reaching JavaScript: `ProtocolError` instances (an `Error` subclass with `code`, a stable
+//! kebab-case string, and `details`, a plain object).
+
+use std::cell::RefCell;
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::error::ErrorCode;
+use crate::transport::TransportError;
+
+thread_local! {
+    static FACTORY: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the function that makes error objects: `(code, message, details) => Error`. The
+/// package's TypeScript layer registers `(c, m, d) => new ProtocolError(c, m, d)` when it loads;
+/// without one, errors are plain `Error`s with `code` and `details` properties.
+#[wasm_bindgen(js_name = "__setErrorFactory")]
+pub fn set_error_factory(factory: Function) {
+    FACTORY.with(|f| *f.borrow_mut() = Some(factory));
+}
+
+/// An error object for a core error.
+pub(crate) fn js_error(e: &(impl ErrorCode + ?Sized)) -> JsValue {
+    let details = super::convert::to_js(&e.details()).unwrap_or(JsValue::NULL);
+    make(e.code(), &e.to_string(), details)
+}
+
+/// An error object for a core error, with `key: extra` added to its details (e.g. the partial
+/// response).
+pub(crate) fn js_error_with(e: &(impl ErrorCode + ?Sized), key: &str, extra: &JsValue) -> JsValue {
+    let details = super::convert::to_js(&e.details()).unwrap_or(JsValue::NULL);
+    if details.is_object() {
+        let _ = Reflect::set(&details, &JsValue::from_str(key), extra);
+    }
+    make(e.code(), &e.to_string(), details)
+}
+
+/// An `invalid-argument` error object.
+pub(crate) fn invalid_argument(what: &str, reason: &str) -> JsValue {
+    js_error(&TransportError::InvalidArgument {
+        what: what.into(),
+        reason: reason.into(),
+    })
+}
+
+/// An `internal-error` error object (a bug: a conversion that cannot fail did).
+pub(crate) fn internal(reason: &str) -> JsValue {
+    js_error(&TransportError::Internal {
+        reason: reason.into(),
+    })
+}
+
+fn make(code: &str, message: &str, details: JsValue) -> JsValue {
+    let made = FACTORY.with(|f| {
+        f.borrow().as_ref().and_then(|factory| {
+            factory
+                .call3(
+                    &JsValue::NULL,
+                    &JsValue::from_str(code),
+                    &JsValue::from_str(message),
+                    &details,
+                )
+                .ok()
+        })
+    });
+    made.unwrap_or_else(|| {
+        let err = js_sys::Error::new(message);
+        let _ = Reflect::set(&err, &"code".into(), &JsValue::from_str(code));
+        let _ = Reflect::set(&err, &"details".into(), &details);
+        err.into()
+    })
+}

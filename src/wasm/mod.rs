@@ -1,0 +1,26 @@
+//! The JavaScript binding: the only `#[wasm_bindgen]` code. It converts values and delegates to the
+//! core; nothing here parses, assembles or validates.
+//!
+//! How values cross (one serializer for everything): Rust values become JSON text with
+//! `serde_json` and JavaScript values with `JSON.parse`, and back with `JSON.stringify`; this is
+//! tsify's `json` mode behind `tsify::Ts<T>`. `JSON.parse` creates own data properties, so a
+//! `"__proto__"` key stays data and no prototype is ever changed (an object-by-object serializer that
+//! assigns `obj[key] = value` would set the prototype instead).
+//!
+//! | Rust | JavaScript |
+//! |---|---|
+//! | `String`, `&str` | `string` |
+//! | `u32`, `u64`, `i64`, `f64` | `number` (integers above 2^53 lose precision) |
+//! | `Option<T>` | `T \| null` (`T \| undefined` where the field may be left out) |
+//! | `Vec<T>` | `T[]` |
+//! | `serde_json::Value` | `JsonValue` |
+//! | byte input | `Uint8Array` |
+//! | wire enums (`Role`, …) | string literal unions open to other strings |
+//! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
+
+mod agent_api;
+mod client;
+mod convert;
+mod error;
+mod sse;
+mod types;
