@@ -93,7 +93,11 @@ pub struct Part {
     #[serde(default, alias = "content_encoding")]
     pub content_encoding: ContentEncoding,
     /// Where the content is, instead of inline.
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "content_url")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "content_url"
+    )]
     pub content_url: Option<String>,
     /// Free-form metadata (citations, tool call ids, the protocol's own fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
