@@ -2,8 +2,7 @@
 //! [`ResponseBuilder`] → [`MessageBuilder`] → [`ContentBuilder`]. Each method updates the response
 //! being built and returns the event to send; [`AgentEvent::to_sse`] encodes it.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::assemble::merge_data;
 use super::event::AgentEvent;
@@ -29,6 +28,11 @@ impl AgentEvent {
         out.push_str(&json);
         out.push_str("\n\n");
     }
+}
+
+/// Locks the shared builder state (a poisoned lock is still usable: the state is plain data).
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[derive(Debug, Default)]
@@ -70,7 +74,7 @@ impl State {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResponseBuilder {
-    state: Rc<RefCell<State>>,
+    state: Arc<Mutex<State>>,
     session_id: Option<String>,
 }
 
@@ -78,7 +82,7 @@ impl ResponseBuilder {
     /// A builder for a new response (`response_<uuid>`, `created_at` now) in session `session_id`.
     pub fn new(session_id: Option<String>) -> Self {
         let b = Self {
-            state: Rc::default(),
+            state: Arc::default(),
             session_id,
         };
         b.reset();
@@ -87,7 +91,7 @@ impl ResponseBuilder {
 
     /// Starts over with a new response id and no messages (sequence numbers continue).
     pub fn reset(&self) {
-        let mut st = self.state.borrow_mut();
+        let mut st = lock(&self.state);
         st.response = AgentResponse {
             id: Some(format!("response_{}", platform::uuid_v4())),
             session_id: self.session_id.clone(),
@@ -98,11 +102,11 @@ impl ResponseBuilder {
 
     /// The response as built so far.
     pub fn response(&self) -> AgentResponse {
-        self.state.borrow().response.clone()
+        lock(&self.state).response.clone()
     }
 
     fn emit(&self, status: RunStatus) -> AgentEvent {
-        let mut st = self.state.borrow_mut();
+        let mut st = lock(&self.state);
         st.response.status = status;
         let seq = st.seq();
         let mut r = st.response.clone();
@@ -125,13 +129,13 @@ impl ResponseBuilder {
 
     /// Status `completed`, with `completed_at` now and the whole `output`.
     pub fn completed(&mut self) -> AgentEvent {
-        self.state.borrow_mut().response.completed_at = Some(platform::now_unix_seconds() as i64);
+        lock(&self.state).response.completed_at = Some(platform::now_unix_seconds() as i64);
         self.emit(RunStatus::Completed)
     }
 
     /// Status `failed` with `error`, with the `output` built so far.
     pub fn failed(&mut self, error: ErrorInfo) -> AgentEvent {
-        self.state.borrow_mut().response.error = Some(error);
+        lock(&self.state).response.error = Some(error);
         self.emit(RunStatus::Failed)
     }
 
@@ -155,9 +159,9 @@ impl ResponseBuilder {
             role: Some(role),
             ..Message::default()
         };
-        self.state.borrow_mut().response.output.push(message);
+        lock(&self.state).response.output.push(message);
         MessageBuilder {
-            state: Rc::clone(&self.state),
+            state: Arc::clone(&self.state),
             id,
             contents: 0,
         }
@@ -202,7 +206,7 @@ impl ResponseBuilder {
 /// Builds one message of a response (`MessageBuilder`).
 #[derive(Debug, Clone)]
 pub struct MessageBuilder {
-    state: Rc<RefCell<State>>,
+    state: Arc<Mutex<State>>,
     id: String,
     contents: u32,
 }
@@ -214,7 +218,7 @@ impl MessageBuilder {
     }
 
     fn emit(&self, status: Option<RunStatus>) -> AgentEvent {
-        let mut st = self.state.borrow_mut();
+        let mut st = lock(&self.state);
         let seq = st.seq();
         let Some(m) = st.message_mut(&self.id) else {
             return AgentEvent::Message(Message::default());
@@ -242,7 +246,7 @@ impl MessageBuilder {
         let index = self.contents;
         self.contents += 1;
         ContentBuilder {
-            state: Rc::clone(&self.state),
+            state: Arc::clone(&self.state),
             msg_id: self.id.clone(),
             content: Content {
                 kind,
@@ -267,8 +271,8 @@ impl MessageBuilder {
     }
 }
 
-fn add_content(state: &RefCell<State>, msg_id: &str, content: Content) {
-    let mut st = state.borrow_mut();
+fn add_content(state: &Mutex<State>, msg_id: &str, content: Content) {
+    let mut st = lock(state);
     let Some(m) = st.message_mut(msg_id) else {
         return;
     };
@@ -281,7 +285,7 @@ fn add_content(state: &RefCell<State>, msg_id: &str, content: Content) {
 /// Builds one content of a message (`ContentBuilder`).
 #[derive(Debug, Clone)]
 pub struct ContentBuilder {
-    state: Rc<RefCell<State>>,
+    state: Arc<Mutex<State>>,
     msg_id: String,
     content: Content,
     text_tokens: String,
@@ -307,7 +311,7 @@ impl ContentBuilder {
     }
 
     fn event(&self, mut c: Content) -> AgentEvent {
-        c.sequence_number = Some(self.state.borrow_mut().seq());
+        c.sequence_number = Some(lock(&self.state).seq());
         AgentEvent::Content(c)
     }
 

@@ -1,0 +1,247 @@
+// The live agent UI: a user's page built on the agentwire package. It renders with DOM APIs only
+// (textContent, createElement): agent data never goes through innerHTML.
+import init, { AgentClient, RequestBuilder, ProtocolError } from "agentwire";
+
+const $ = (id) => document.getElementById(id);
+const form = $("prompt-form"), promptInput = $("prompt"), send = $("send"), stop = $("stop");
+const statusLine = $("status"), errors = $("errors"), transcript = $("transcript"), sources = $("sources");
+
+function setStatus(status, text) {
+  statusLine.dataset.status = status;
+  statusLine.textContent = text;
+}
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Only http(s) links and data: images are rendered. */
+function safeImage(url) {
+  return typeof url === "string" && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url));
+}
+function safeLink(url) {
+  return typeof url === "string" && /^https?:\/\//i.test(url);
+}
+
+class View {
+  constructor() {
+    this.messages = new Map(); // msg id -> { root, type, contents: Map(index -> element) }
+    this.toolCards = new Map(); // call id -> card element
+  }
+
+  message(m) {
+    let v = this.messages.get(m.id);
+    if (!v) {
+      const root = el("article", "message");
+      root.dataset.msgId = m.id;
+      const meta = el("div", "meta");
+      root.append(meta);
+      transcript.append(root);
+      v = { root, meta, type: m.type, contents: new Map() };
+      this.messages.set(m.id, v);
+    }
+    v.type = m.type;
+    v.root.dataset.type = m.type;
+    v.root.dataset.status = m.status ?? "";
+    v.root.classList.toggle("reasoning", m.type === "reasoning");
+    v.root.classList.toggle("tool-card", m.type === "function_call" || m.type === "function_call_output");
+    v.meta.textContent = `${m.role ?? ""} · ${m.type}${m.status ? " · " + m.status : ""}`;
+    for (const c of m.content ?? []) this.content(c);
+    return v;
+  }
+
+  content(c) {
+    const v = this.messages.get(c.msg_id) ?? this.message({ id: c.msg_id, type: "message" });
+    if (v.type === "function_call" && c.type === "data") return this.toolCall(v, c);
+    if (v.type === "function_call_output" && c.type === "data") return this.toolResult(v, c);
+    if (c.name !== undefined && String(c.name).startsWith("/sources/")) return this.source(c);
+    let node = v.contents.get(c.index);
+    const fresh = !node;
+    switch (c.type) {
+      case "text":
+      case "refusal":
+        node ??= el("p", "text");
+        node.textContent = c.text ?? c.refusal ?? "";
+        break;
+      case "data":
+        node = this.data(c.data, node);
+        break;
+      case "image":
+        node ??= el("img", "content-image");
+        if (safeImage(c.image_url)) node.src = c.image_url;
+        node.alt = "image from the agent";
+        break;
+      default:
+        node ??= el("pre", "unknown");
+        node.textContent = JSON.stringify(c);
+    }
+    if (fresh) {
+      v.contents.set(c.index, node);
+      v.root.append(node);
+    }
+    return node;
+  }
+
+  textDelta(delta, { msgId, index }) {
+    const v = this.messages.get(msgId);
+    const node = v?.contents.get(index);
+    if (node) node.append(document.createTextNode(delta));
+    else if (v?.type === "function_call") this.cardArgs(v, delta, true);
+  }
+
+  dataDelta(delta, { msgId }) {
+    const v = this.messages.get(msgId);
+    if (v?.type === "function_call" && typeof delta?.arguments === "string") this.cardArgs(v, delta, true);
+  }
+
+  card(v) {
+    if (!v.card) {
+      v.card = {
+        title: el("div", "title"),
+        args: el("div", "args"),
+        state: el("div", "state"),
+        result: el("div", "result"),
+      };
+      v.root.append(v.card.title, v.card.args, v.card.state, v.card.result);
+    }
+    return v.card;
+  }
+
+  cardArgs(v, data, append) {
+    const card = this.card(v);
+    if (data.name) card.title.textContent = `Tool call: ${data.name}`;
+    if (typeof data.arguments === "string") {
+      card.args.textContent = append ? card.args.textContent + data.arguments : data.arguments;
+    }
+    if (data.call_id) this.toolCards.set(data.call_id, v);
+    card.state.textContent = "arguments streaming…";
+  }
+
+  toolCall(v, c) {
+    this.cardArgs(v, c.data ?? {}, false);
+    if (c.status === "completed") this.card(v).state.textContent = "called";
+  }
+
+  toolResult(v, c) {
+    const data = c.data ?? {};
+    const call = this.toolCards.get(data.call_id);
+    const target = call ?? v;
+    const card = this.card(target);
+    card.result.textContent = `→ ${data.output ?? ""}`;
+    card.state.textContent = "result received";
+    if (call && v !== call) v.root.hidden = true; // the result is shown on its call's card
+  }
+
+  data(value, node) {
+    const table = el("table", "data");
+    if (value && Array.isArray(value.columns) && Array.isArray(value.rows)) {
+      const head = el("tr");
+      for (const col of value.columns) head.append(el("th", "", String(col)));
+      table.append(head);
+      for (const row of value.rows) {
+        const tr = el("tr");
+        for (const cell of Array.isArray(row) ? row : [row]) tr.append(el("td", "", String(cell)));
+        table.append(tr);
+      }
+    } else {
+      for (const [k, v] of Object.entries(value ?? {})) {
+        const tr = el("tr");
+        tr.append(el("th", "", k), el("td", "", JSON.stringify(v)));
+        table.append(tr);
+      }
+    }
+    node?.replaceWith(table);
+    return table;
+  }
+
+  source(c) {
+    const id = `source-${c.name}`;
+    let li = document.getElementById(id);
+    if (!li) {
+      li = el("li");
+      li.id = id;
+      sources.append(li);
+    }
+    li.textContent = "";
+    const url = c.text ?? "";
+    if (safeLink(url)) {
+      const a = el("a", "", url);
+      a.href = url;
+      a.rel = "noopener noreferrer";
+      a.target = "_blank";
+      li.append(a);
+    } else {
+      li.append(el("span", "", url));
+    }
+  }
+}
+
+function showError(e) {
+  const p = el("div", "error");
+  p.dataset.code = e.code ?? "error";
+  p.textContent = `${e.code ?? "error"}: ${e.message}`;
+  errors.append(p);
+}
+
+let controller;
+
+async function run(prompt) {
+  transcript.textContent = "";
+  sources.textContent = "";
+  errors.textContent = "";
+  controller = new AbortController();
+  send.disabled = true;
+  stop.disabled = false;
+  setStatus("streaming", "Streaming…");
+  const view = new View();
+  const client = new AgentClient({ baseUrl: location.origin });
+  const request = new RequestBuilder().text("user", prompt).sessionId("demo").build();
+  const stream = client.stream(
+    request,
+    {
+      onMessage: (m) => view.message(m),
+      onContent: (c) => view.content(c),
+      onTextDelta: (d, target) => view.textDelta(d, target),
+      onDataDelta: (d, target) => view.dataDelta(d, target),
+      onResponse: (r) => setStatus(r.status, `Response ${r.status}`),
+      onWarning: (w) => console.warn("agentwire warning", w.code, w.details),
+      onError: showError,
+      onDone: (r) => setStatus(r.status, `Done: ${r.status}`),
+    },
+    { signal: controller.signal },
+  );
+  try {
+    await stream.response;
+  } catch (e) {
+    if (e instanceof ProtocolError && e.code === "aborted") setStatus("aborted", "Stopped (aborted by you)");
+    else {
+      setStatus("error", `Failed: ${e.code ?? e.message}`);
+      if (!(e instanceof ProtocolError)) showError(e);
+    }
+  } finally {
+    send.disabled = false;
+    stop.disabled = true;
+  }
+}
+
+form.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  run(promptInput.value);
+});
+stop.addEventListener("click", () => controller?.abort());
+
+init().then(
+  () => {
+    setStatus("idle", "Ready");
+    send.disabled = false;
+    document.body.dataset.ready = "true";
+  },
+  (e) => {
+    setStatus("error", "Could not load agentwire");
+    showError(e);
+  },
+);
+send.disabled = true;

@@ -1,0 +1,286 @@
+// The environment-independent part of the package: it works on whichever wasm module an entry point
+// (web.ts, node.ts, bundler.ts) binds.
+import type * as Wasm from "../web/agentwire.js";
+import type { AgentRequest, AgentResponse, Content, JsonValue, Message, StreamUpdate } from "../web/agentwire.js";
+import { ProtocolError, errorFactory } from "./errors.js";
+
+type WasmModule = typeof Wasm;
+
+let bound: WasmModule | undefined;
+
+/** Binds the initialized wasm module (called by each entry point). */
+export function bind(module: WasmModule): void {
+  module.__setErrorFactory(errorFactory);
+  bound = module;
+}
+
+/** The bound wasm module; throws a clear `not-initialized` error before `init()`. */
+export function wasm(): WasmModule {
+  if (bound === undefined) {
+    throw new ProtocolError(
+      "not-initialized",
+      "agentwire is not initialized: call `await init()` (from \"agentwire\") before using it",
+      {},
+    );
+  }
+  return bound;
+}
+
+/** Whether `init()` has completed. */
+export function isInitialized(): boolean {
+  return bound !== undefined;
+}
+
+/** Where the updates of one text or data delta belong. */
+export interface DeltaTarget {
+  /** The message id. */
+  msgId: string;
+  /** The content's `index` in the message. */
+  index: number;
+}
+
+/**
+ * Callbacks of `AgentClient.stream`, called as parts arrive, in stream order. All are optional.
+ * No callback runs after the stream's `AbortSignal` fires.
+ */
+export interface StreamHandlers {
+  /** The response envelope changed (status, id, usage, error); `output` is empty here. */
+  onResponse?(response: AgentResponse): void;
+  /** A message appeared or changed (status, role; its contents when it completes). */
+  onMessage?(message: Message): void;
+  /** A content item started, was replaced or completed (the whole item). */
+  onContent?(content: Content): void;
+  /** Text appended to a text content (only the new text). */
+  onTextDelta?(delta: string, target: DeltaTarget): void;
+  /** A data delta merged into a data content (the delta as sent). */
+  onDataDelta?(delta: JsonValue, target: DeltaTarget): void;
+  /** A tolerated problem (malformed event skipped, mismatch): the stream goes on. */
+  onWarning?(warning: ProtocolError): void;
+  /**
+   * The agent failed or the stream broke (called once, for the first error that ends the stream:
+   * an `issue` of severity `error`, or the request's failure such as `http-status`).
+   */
+  onError?(error: ProtocolError): void;
+  /** The response ended (any terminal status): the whole response. */
+  onDone?(response: AgentResponse): void;
+  /** Every update, in order. */
+  onUpdate?(update: StreamUpdate): void;
+  /** All updates of one network chunk, in one call (see `batch`). */
+  onBatch?(updates: StreamUpdate[]): void;
+}
+
+/** Options of one `AgentClient.stream` call. */
+export interface StreamRequestOptions {
+  /** Aborts the request; the stream then rejects with code `aborted`. */
+  signal?: AbortSignal;
+  /**
+   * Batched delivery: within one network chunk, consecutive text deltas of the same content are
+   * merged into one update (fewer callbacks, same text). Default `false`.
+   */
+  batch?: boolean;
+  /** Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning. */
+  maxEventSize?: number;
+}
+
+/** Options of `new AgentClient(options)`. */
+export interface AgentClientOptions {
+  /** Base URL of the agent server, e.g. `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /** Path of the Agent API endpoint (default `/process`). */
+  endpoint?: string;
+  /** Extra request headers (e.g. `authorization`). */
+  headers?: Record<string, string>;
+  /** `fetch` credentials mode (default `same-origin`). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: (input: Request) => Promise<Response>;
+}
+
+function issueError(u: Extract<StreamUpdate, { type: "issue" }>): ProtocolError {
+  const details = u.details !== null && typeof u.details === "object" ? u.details : { value: u.details };
+  return new ProtocolError(u.code, u.message, details);
+}
+
+/** Calls the handlers for one update. */
+function dispatch(h: StreamHandlers, u: StreamUpdate): void {
+  h.onUpdate?.(u);
+  switch (u.type) {
+    case "response":
+      h.onResponse?.(u.response);
+      break;
+    case "message":
+      h.onMessage?.(u.message);
+      break;
+    case "content":
+      h.onContent?.(u.content);
+      break;
+    case "textDelta":
+      h.onTextDelta?.(u.delta, { msgId: u.msgId, index: u.index });
+      break;
+    case "dataDelta":
+      h.onDataDelta?.(u.delta, { msgId: u.msgId, index: u.index });
+      break;
+    case "issue":
+      if (u.severity === "error") h.onError?.(issueError(u));
+      else h.onWarning?.(issueError(u));
+      break;
+    case "done":
+      h.onDone?.(u.response);
+      break;
+  }
+}
+
+/**
+ * One streaming response: handlers fire as parts arrive; it is also an async iterator of the
+ * updates (from the moment the iterator is created: create it before awaiting anything), and
+ * `response` resolves with the assembled response (or rejects with a `ProtocolError` whose
+ * `details.response` keeps everything received).
+ */
+export class AgentStream implements AsyncIterable<StreamUpdate> {
+  /** The assembled response, once the stream has ended. */
+  readonly response: Promise<AgentResponse>;
+  #queues: Array<UpdateQueue> = [];
+
+  /** @internal */
+  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Promise<AgentResponse>) {
+    this.response = start((updates) => {
+      for (const q of this.#queues) q.push(updates);
+    });
+    // The stream's own outcome is delivered to the queues and handlers; a caller that never awaits
+    // `response` must not get an unhandled rejection.
+    this.response.then(
+      () => this.#queues.forEach((q) => q.end()),
+      (e: unknown) => this.#queues.forEach((q) => q.fail(e)),
+    );
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamUpdate> {
+    const q = new UpdateQueue();
+    this.#queues.push(q);
+    return q;
+  }
+}
+
+class UpdateQueue implements AsyncIterator<StreamUpdate> {
+  #items: StreamUpdate[] = [];
+  #head = 0;
+  #ended = false;
+  #error: unknown = undefined;
+  #waiting: { resolve: (r: IteratorResult<StreamUpdate>) => void; reject: (e: unknown) => void } | undefined;
+
+  push(updates: StreamUpdate[]): void {
+    for (const u of updates) this.#items.push(u);
+    this.#wake();
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#wake();
+  }
+
+  fail(e: unknown): void {
+    this.#ended = true;
+    this.#error = e ?? new ProtocolError("internal-error", "the stream failed", {});
+    this.#wake();
+  }
+
+  #wake(): void {
+    const w = this.#waiting;
+    if (w === undefined) return;
+    this.#waiting = undefined;
+    this.next().then(w.resolve, w.reject);
+  }
+
+  next(): Promise<IteratorResult<StreamUpdate>> {
+    if (this.#head < this.#items.length) {
+      const value = this.#items[this.#head++] as StreamUpdate;
+      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+        this.#items = this.#items.slice(this.#head);
+        this.#head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.#error !== undefined) {
+      const e = this.#error;
+      this.#error = undefined;
+      return Promise.reject(e);
+    }
+    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<StreamUpdate>> {
+    this.#ended = true;
+    this.#items = [];
+    return Promise.resolve({ value: undefined, done: true });
+  }
+}
+
+/**
+ * An Agent API client: POSTs requests to `baseUrl + endpoint` with `fetch` and streams the
+ * `text/event-stream` response through the wasm decoder and assembler.
+ *
+ * ```ts
+ * const client = new AgentClient({ baseUrl: "http://127.0.0.1:8787" });
+ * const stream = client.stream(request, { onTextDelta: (t) => (out.textContent += t) });
+ * const response = await stream.response;
+ * ```
+ */
+export class AgentClient {
+  readonly #inner: Wasm.AgentClient;
+
+  /**
+   * @throws ProtocolError `invalid-argument` if the options have the wrong shape,
+   *   `not-initialized` before `init()`.
+   */
+  constructor(options: AgentClientOptions) {
+    this.#inner = new (wasm().AgentClient)(options);
+  }
+
+  /** The URL requests go to. */
+  get url(): string {
+    return this.#inner.url;
+  }
+
+  /**
+   * POSTs `request` and streams the response.
+   *
+   * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
+   *   `parameter-out-of-range`); the stream's `response` rejects with `http-status`,
+   *   `not-event-stream`, `network-error`, `stream-incomplete` or `aborted`.
+   */
+  stream(request: AgentRequest, handlers: StreamHandlers = {}, options: StreamRequestOptions = {}): AgentStream {
+    const signal = options.signal;
+    const inner = this.#inner;
+    return new AgentStream((toQueues) => {
+      let errored = false;
+      const sink = (updates: StreamUpdate[]): void => {
+        if (signal?.aborted) return;
+        handlers.onBatch?.(updates);
+        for (const u of updates) {
+          if (u.type === "issue" && u.severity === "error") errored = true;
+          dispatch(handlers, u);
+        }
+        toQueues(updates);
+      };
+      const p = inner.stream(request, sink, options) as Promise<AgentResponse>;
+      return p.catch((e: unknown) => {
+        // One onError per failure: a broken stream already reported itself as an issue update;
+        // a user's abort calls no handler at all.
+        if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+        throw e;
+      });
+    });
+  }
+
+  /** Releases the wasm memory of this client now (it is also released when garbage collected). */
+  free(): void {
+    this.#inner.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The error every agentwire API throws or rejects with: a real `Error` subclass with a stable,
+ * kebab-case `code` and structured `details` (a plain object: the offending input, positions,
+ * limits, and for stream failures `details.response`, everything received so far).
+ *
+ * Codes are listed in the README ("Errors"); they never change meaning between releases.
+ */
+export class ProtocolError extends Error {
+  /** Stable kebab-case code, e.g. `http-status`, `event-too-large`, `parameter-out-of-range`. */
+  readonly code: string;
+  /** Structured details; the shape depends on `code`. */
+  readonly details: { readonly [key: string]: unknown };
+
+  constructor(code: string, message: string, details?: unknown) {
+    super(message);
+    this.name = "ProtocolError";
+    this.code = code;
+    this.details =
+      details !== null && typeof details === "object" ? (details as { [key: string]: unknown }) : {};
+  }
+}
+
+/** Makes the error objects the wasm module throws (registered once per module instance). */
+export function errorFactory(code: string, message: string, details: unknown): ProtocolError {
+  return new ProtocolError(code, message, details);
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/:
+#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen)
+#   -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from pkg-template/.
+# Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,acp" builds with only those
+# dialects (default: all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+features=()
+if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
+  features=(--no-default-features --features "$AGENTWIRE_FEATURES")
+fi
+echo "build: cargo (wasm32-unknown-unknown, release) ${features[*]:-}" >&2
+cargo build --quiet --lib --target wasm32-unknown-unknown --release "${features[@]}"
+wasm=target/wasm32-unknown-unknown/release/agentwire.wasm
+
+want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+have=$(wasm-bindgen --version | awk '{print $2}')
+[[ $want == "$have" ]] || { echo "build: wasm-bindgen CLI $have != crate $want (run scripts/setup.sh)" >&2; exit 1; }
+
+rm -rf pkg
+mkdir -p pkg
+for t in web bundler node; do
+  target=$t
+  [[ $t == node ]] && target=experimental-nodejs-module
+  wasm-bindgen --target "$target" --out-dir "pkg/$t" --out-name agentwire "$wasm"
+done
+# wasm-opt from the npm package binaryen (Debian's binaryen 108 produces modules that crash).
+for t in web bundler node; do
+  node_modules/.bin/wasm-opt -Oz "pkg/$t/agentwire_bg.wasm" -o "pkg/$t/agentwire_bg.wasm"
+done
+# The generated .d.ts describe the raw wasm exports with `any`; they are internal (not in the
+# package's exports map) but are type-checked by users' compilers: make them `unknown`.
+node scripts/no-any.mjs pkg/web/agentwire.d.ts pkg/bundler/agentwire.d.ts pkg/node/agentwire.d.ts \
+  pkg/web/agentwire_bg.wasm.d.ts pkg/bundler/agentwire_bg.wasm.d.ts pkg/node/agentwire_bg.wasm.d.ts
+
+# The TypeScript layer, compiled next to the wasm-bindgen output it imports.
+cp -r js/src pkg/src
+cp js/tsconfig.json pkg/tsconfig.json
+(cd pkg && "$root/node_modules/.bin/tsc" -p tsconfig.json)
+rm -rf pkg/src pkg/tsconfig.json
+
+cp pkg-template/package.json pkg-template/README.md pkg/
+node -e '
+  const fs = require("fs");
+  const pkg = JSON.parse(fs.readFileSync("pkg/package.json", "utf8"));
+  const info = {
+    name: pkg.name, version: pkg.version,
+    git: require("child_process").execSync("git rev-parse HEAD").toString().trim(),
+    features: process.env.AGENTWIRE_FEATURES || "default",
+    rustc: require("child_process").execSync("rustc --version").toString().trim(),
+    wasmBindgen: process.argv[1],
+  };
+  fs.writeFileSync("pkg/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
+' "$have"
+echo "build: pkg/ ready ($(du -sh pkg | cut -f1))" >&2
