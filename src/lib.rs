@@ -15,6 +15,6 @@ pub mod transport;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::ErrorCode;

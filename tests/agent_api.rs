@@ -195,9 +195,6 @@ fn text_mode_deltas_before_any_message_event_create_the_message() {
         .iter()
         .filter_map(|u| match u {
             StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
-            StreamUpdate::Content { content, .. } if content.delta == Some(true) => {
-                content.text.as_deref()
-            }
             _ => None,
         })
         .collect();

@@ -260,6 +260,7 @@ export class AgentClient {
         if (signal?.aborted) return;
         handlers.onBatch?.(updates);
         for (const u of updates) {
+          if (signal?.aborted) return; // a handler aborted: nothing more runs
           if (u.type === "issue" && u.severity === "error") errored = true;
           dispatch(handlers, u);
         }

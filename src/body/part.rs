@@ -41,6 +41,7 @@ wire_enum! {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for ContentEncoding {
     fn default() -> Self {
         Self::Plain
@@ -59,6 +60,7 @@ wire_enum! {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for PartStatus {
     fn default() -> Self {
         Self::Complete

@@ -389,20 +389,21 @@ impl SseDecoder {
                 self.event_type.clear();
                 self.event_type.push_str(&String::from_utf8_lossy(value));
             }
-            b"id" => {
-                if memchr::memchr(0, value).is_none() {
-                    self.id_buffer.clear();
-                    self.id_buffer.push_str(&String::from_utf8_lossy(value));
-                }
+            // "If the field value does not contain U+0000 NULL, then set the last event ID buffer
+            // to the field value. Otherwise, ignore the field."
+            b"id" if memchr::memchr(0, value).is_none() => {
+                self.id_buffer.clear();
+                self.id_buffer.push_str(&String::from_utf8_lossy(value));
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    let ms = value.iter().fold(0u64, |acc, d| {
-                        acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-                    });
-                    self.retry = Some(ms);
-                    sink(SseItem::Retry(ms));
-                }
+            // "If the field value consists of only ASCII digits, then interpret the field value as
+            // an integer in base ten, and set the event stream's reconnection time to that
+            // integer. Otherwise, ignore the field."
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let ms = value.iter().fold(0u64, |acc, d| {
+                    acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                });
+                self.retry = Some(ms);
+                sink(SseItem::Retry(ms));
             }
             _ => {} // "Otherwise: The field is ignored."
         }

@@ -18,9 +18,9 @@
 //! | wire enums (`Role`, …) | string literal unions open to other strings |
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
-mod agent_api;
-mod client;
+pub mod agent_api;
+pub mod client;
 mod convert;
-mod error;
-mod sse;
+pub mod error;
+pub mod sse;
 mod types;

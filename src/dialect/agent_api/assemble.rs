@@ -127,7 +127,7 @@ impl StreamUpdate {
 /// neither copied nor allocated until it is delivered).
 #[derive(Debug, Clone)]
 enum Pending {
-    Owned(StreamUpdate),
+    Owned(Box<StreamUpdate>),
     Text {
         msg: usize,
         pos: usize,
@@ -221,7 +221,7 @@ impl Assembler {
     /// Reports an error of the transport or SSE layer as an issue of this stream.
     pub fn push_issue(&mut self, severity: Severity, error: AgentApiError) {
         self.pending
-            .push(Pending::Owned(StreamUpdate::issue(severity, error)));
+            .push(owned(StreamUpdate::issue(severity, error)));
     }
 
     fn warn(&mut self, error: AgentApiError) {
@@ -272,7 +272,7 @@ impl Assembler {
                 });
                 self.ids.insert(id.to_owned(), p);
                 if announce {
-                    self.pending.push(Pending::Owned(StreamUpdate::Message {
+                    self.pending.push(owned(StreamUpdate::Message {
                         message: self.response.output[p].clone(),
                     }));
                 }
@@ -323,6 +323,20 @@ impl Assembler {
                 }
             }
             Ok(pos) => self.replace_content(m, pos, index, raw),
+            Err(pos) if is_delta && matches!(kind, ContentKind::Text | ContentKind::Data) => {
+                // A content started by its first delta: announce it empty, then apply the delta
+                // as a delta, so that a UI appending deltas sees every piece exactly once.
+                let empty = Content {
+                    kind,
+                    index: Some(index),
+                    msg_id: Some(msg_id.0.clone().into_owned()),
+                    status: Some(RunStatus::InProgress),
+                    ..Content::default()
+                };
+                self.response.output[m].content.insert(pos, empty);
+                self.push_content_update(m, pos);
+                self.append_delta(m, pos, index, raw);
+            }
             Err(pos) => {
                 raw.msg_id = Some(msg_id);
                 let mut content = raw.into_content();
@@ -363,7 +377,7 @@ impl Assembler {
                 }
                 let msg_id = content.msg_id.clone().unwrap_or_default();
                 self.close_run(m, pos);
-                self.pending.push(Pending::Owned(StreamUpdate::DataDelta {
+                self.pending.push(owned(StreamUpdate::DataDelta {
                     msg_id,
                     index,
                     delta,
@@ -409,7 +423,7 @@ impl Assembler {
         self.close_run(m, pos);
         let message = &self.response.output[m];
         let content = &message.content[pos];
-        self.pending.push(Pending::Owned(StreamUpdate::Content {
+        self.pending.push(owned(StreamUpdate::Content {
             msg_id: message.id.clone().unwrap_or_default(),
             index: content.index.unwrap_or(pos as u32),
             content: content.clone(),
@@ -459,7 +473,7 @@ impl Assembler {
             {
                 if pm == msg && pp == pos {
                     let update = self.text_update(pm, pp, start, end);
-                    self.pending[i] = Pending::Owned(update);
+                    self.pending[i] = owned(update);
                 }
             }
         }
@@ -543,7 +557,7 @@ impl Assembler {
         }
         if !from_output {
             self.close_runs_of_message(m);
-            self.pending.push(Pending::Owned(StreamUpdate::Message {
+            self.pending.push(owned(StreamUpdate::Message {
                 message: self.response.output[m].clone(),
             }));
         }
@@ -628,7 +642,7 @@ impl Assembler {
                 self.warn(AgentApiError::MessageMissingFromOutput { msg_id });
             }
         }
-        self.pending.push(Pending::Owned(StreamUpdate::Response {
+        self.pending.push(owned(StreamUpdate::Response {
             response: self.envelope(),
         }));
         let status = self.response.status.clone();
@@ -682,7 +696,7 @@ impl Assembler {
             }
         }
         self.runs.clear();
-        self.pending.push(Pending::Owned(StreamUpdate::Done {
+        self.pending.push(owned(StreamUpdate::Done {
             response: self.response.clone(),
         }));
     }
@@ -720,7 +734,7 @@ impl Assembler {
         pending
             .into_iter()
             .map(|p| match p {
-                Pending::Owned(u) => u,
+                Pending::Owned(u) => *u,
                 Pending::Text {
                     msg,
                     pos,
@@ -764,6 +778,10 @@ impl Assembler {
         self.pending.clear();
         self.runs.clear();
     }
+}
+
+fn owned(update: StreamUpdate) -> Pending {
+    Pending::Owned(Box::new(update))
 }
 
 #[derive(Serialize)]

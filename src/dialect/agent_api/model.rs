@@ -90,6 +90,7 @@ impl MessageType {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for MessageType {
     fn default() -> Self {
         Self::Message
@@ -153,6 +154,7 @@ impl RunStatus {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for RunStatus {
     fn default() -> Self {
         Self::Created
@@ -584,6 +586,7 @@ fn object_response() -> String {
     "response".to_owned()
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for Content {
     fn default() -> Self {
         Self {
@@ -610,6 +613,7 @@ impl Default for Content {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for Message {
     fn default() -> Self {
         Self {
@@ -630,6 +634,7 @@ impl Default for Message {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
 impl Default for AgentResponse {
     fn default() -> Self {
         Self {

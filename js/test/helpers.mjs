@@ -1,0 +1,39 @@
+// Shared by the JavaScript tests: where things are, and the built package.
+import { fileURLToPath } from "node:url";
+import { dirname, join, resolve } from "node:path";
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const pkgDir = join(root, "pkg");
+export const shared = process.env.AGENTWIRE_SHARED ?? resolve(root, "../shared");
+
+/** The reference server the test command started. */
+export function server() {
+  const url = process.env.AGENTWIRE_SERVER;
+  if (!url) throw new Error("AGENTWIRE_SERVER is not set: run the tests with scripts/test.sh");
+  return url;
+}
+
+/** The built package's Node entry (what `import "agentwire"` gives in Node). */
+export function agentwire() {
+  return import(join(pkgDir, "dist/node.js"));
+}
+
+/** GET a JSON document. */
+export async function getJson(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  return r.json();
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a truthy value or `ms` pass. */
+export async function eventually(check, ms = 5000, what = "condition") {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}

@@ -1,0 +1,53 @@
+// Request and response builders from JavaScript.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { agentwire } from "../helpers.mjs";
+
+const { RequestBuilder, ResponseBuilder, AgentStreamDecoder, encodeAgentEvent, validateAgentRequest, ProtocolError } = await agentwire();
+
+test("RequestBuilder chains, joins contents of one role, and checks ranges with typed errors", () => {
+  const r = new RequestBuilder()
+    .text("user", "What is this?")
+    .image("user", "https://example.com/a.png")
+    .data("user", { k: [1, 2] })
+    .tool({ type: "function", function: { name: "get_time", description: "Now", parameters: { type: "object", properties: {} } } })
+    .temperature(0.5)
+    .topP(0.9)
+    .n(2)
+    .maxTokens(100)
+    .stop(["\n\n"])
+    .extra("user_id", "u1")
+    .build();
+  assert.equal(r.input.length, 1);
+  assert.deepEqual(r.input[0].content.map((c) => c.type), ["text", "image", "data"]);
+  assert.equal(r.stream, true);
+  assert.equal(r.user_id, "u1");
+  for (const [f, v] of [["temperature", 2.1], ["topP", -1], ["n", 6], ["n", 0], ["maxTokens", 0], ["frequencyPenalty", 3]]) {
+    assert.throws(() => new RequestBuilder()[f](v), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range", f);
+  }
+  assert.throws(() => validateAgentRequest({ input: [], top_p: 2 }), (e) => e.code === "parameter-out-of-range");
+});
+
+test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it", () => {
+  const rb = new ResponseBuilder("sess");
+  const events = rb.generateStreamingResponse(["Hel", "lo"]);
+  assert.deepEqual(events.map((e) => `${e.object}:${e.status}`), [
+    "response:created", "response:in_progress", "message:created",
+    "content:in_progress", "content:in_progress", "content:completed", "message:completed", "response:completed",
+  ]);
+  const sse = events.map(encodeAgentEvent).join("");
+  const d = new AgentStreamDecoder();
+  d.feed(new TextEncoder().encode(sse));
+  const r = d.response();
+  assert.equal(r.status, "completed");
+  assert.equal(r.output[0].content[0].text, "Hello");
+
+  const rb2 = new ResponseBuilder();
+  const mb = rb2.createMessageBuilder("assistant", "function_call");
+  const cb = mb.createContentBuilder("data");
+  cb.addDataDelta({ call_id: "c1", name: "f", arguments: "{\"a\":" });
+  cb.addDataDelta({ arguments: "1}" });
+  const done = cb.complete();
+  assert.equal(done.data.arguments, "{\"a\":1}");
+  assert.throws(() => cb.addTextDelta("x"), (e) => e.code === "wrong-content-kind");
+});

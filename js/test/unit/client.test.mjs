@@ -1,0 +1,143 @@
+// AgentClient against the reference server: handlers, async iteration, the response promise,
+// batching, abort, and HTTP-level errors.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { agentwire, server, getJson, eventually } from "../helpers.mjs";
+
+const { AgentClient, RequestBuilder, ProtocolError } = await agentwire();
+
+const request = (text) => new RequestBuilder().text("user", text).sessionId("t").build();
+
+test("handlers fire in stream order and the response promise has the assembled response", async () => {
+  const client = new AgentClient({ baseUrl: server() });
+  const seen = [];
+  let text = "";
+  const stream = client.stream(request("Stream me"), {
+    onResponse: (r) => seen.push(`response:${r.status}`),
+    onMessage: (m) => seen.push(`message:${m.type}:${m.status}`),
+    onTextDelta: (d) => (text += d),
+    onDone: (r) => seen.push(`done:${r.status}`),
+  });
+  const response = await stream.response;
+  assert.equal(response.status, "completed");
+  assert.equal(response.output.length, 4);
+  assert.deepEqual(seen.slice(0, 3), ["response:created", "response:in_progress", "message:reasoning:created"]);
+  assert.equal(seen.at(-1), "done:completed");
+  assert.ok(text.includes("Stream me"), text);
+  const answer = response.output[3];
+  assert.equal(answer.content[0].text.includes("You asked"), true);
+  // The text deltas together are exactly the texts of the text contents.
+  const allText = response.output.flatMap((m) => m.content).filter((c) => c.type === "text" && !c.name).map((c) => c.text).join("");
+  assert.equal(text, allText);
+});
+
+test("the stream is an async iterator of typed updates ending with done", async () => {
+  const client = new AgentClient({ baseUrl: server() });
+  const types = [];
+  for await (const u of client.stream(request("iterate"))) types.push(u.type);
+  assert.equal(types[0], "response");
+  assert.equal(types.at(-1), "done");
+  assert.ok(types.includes("textDelta") && types.includes("dataDelta") && types.includes("content"));
+});
+
+test("batch mode delivers one array per chunk with the same text in fewer deltas", async () => {
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=0" });
+  let batches = 0, deltas = 0, text = "";
+  const r = await client.stream(request("batched"), {
+    onBatch: () => batches++,
+    onTextDelta: (d) => { deltas++; text += d; },
+  }, { batch: true }).response;
+  assert.ok(batches >= 1);
+  const tokens = r.output.flatMap((m) => m.content).filter((c) => c.type === "text" && !c.name).map((c) => c.text).join("");
+  assert.equal(text, tokens);
+  assert.ok(deltas < tokens.split(" ").length, `${deltas} deltas`);
+});
+
+test("abort really aborts: the server sees the connection close, no callback runs after, the error says aborted", async () => {
+  const before = await getJson(`${server()}/stats`);
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=60" });
+  const controller = new AbortController();
+  let afterAbort = 0, aborted = false, errors = 0;
+  const stream = client.stream(request("abort me"), {
+    onTextDelta: () => {
+      if (aborted) afterAbort++;
+      if (!aborted) { aborted = true; controller.abort(); }
+    },
+    onUpdate: () => { if (aborted) afterAbort++; },
+    onError: () => errors++,
+  }, { signal: controller.signal });
+  const e = await stream.response.then(() => null, (e) => e);
+  assert.ok(e instanceof ProtocolError && e instanceof Error);
+  assert.equal(e.code, "aborted");
+  assert.equal(e.details.response.status, "canceled");
+  assert.ok(e.details.response.output.length >= 1, "what arrived is kept");
+  await eventually(async () => (await getJson(`${server()}/stats`)).closedByClient > before.closedByClient, 5000, "the server to see the close");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(afterAbort, 0, "no callback after the abort");
+  assert.equal(errors, 0, "a user's stop is not an error callback");
+});
+
+test("a non-2xx answer rejects with http-status, the status and the body", async () => {
+  let onError;
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/definitely-missing" });
+  const e = await client.stream(request("x"), { onError: (x) => (onError = x) }).response.then(() => null, (e) => e);
+  assert.ok(e instanceof ProtocolError && e instanceof Error);
+  assert.equal(e.code, "http-status");
+  assert.equal(typeof e.details.status, "number");
+  assert.ok(e.details.status >= 400);
+  assert.equal(typeof e.details.body, "string");
+  assert.equal(onError, e, "onError gets the same error");
+});
+
+test("a 200 that is not text/event-stream rejects with not-event-stream and keeps the body", async () => {
+  const srv = createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"hello":1}'); });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  try {
+    const client = new AgentClient({ baseUrl: `http://127.0.0.1:${srv.address().port}` });
+    const e = await client.stream(request("x")).response.then(() => null, (e) => e);
+    assert.equal(e.code, "not-event-stream");
+    assert.equal(e.details.contentType, "application/json");
+    assert.equal(e.details.body, '{"hello":1}');
+  } finally {
+    srv.close();
+  }
+});
+
+test("a server that closes before the end rejects with stream-incomplete and keeps the parts", async () => {
+  const sse = 'data: {"object":"response","id":"r1","status":"in_progress"}\n\n' +
+    'data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m1","text":"partial"}\n\n';
+  const srv = createServer((req, res) => { res.writeHead(200, { "content-type": "text/event-stream" }); res.end(sse); });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  try {
+    const client = new AgentClient({ baseUrl: `http://127.0.0.1:${srv.address().port}` });
+    const errors = [];
+    const e = await client.stream(request("x"), { onError: (x) => errors.push(x.code) }).response.then(() => null, (e) => e);
+    assert.equal(e.code, "stream-incomplete");
+    assert.equal(e.details.response.status, "incomplete");
+    assert.equal(e.details.response.output[0].content[0].text, "partial");
+    assert.equal(e.details.response.output[0].status, "incomplete");
+    assert.deepEqual(errors, ["stream-incomplete"]);
+  } finally {
+    srv.close();
+  }
+});
+
+test("custom fetch and headers are used", async () => {
+  let seen;
+  const client = new AgentClient({
+    baseUrl: server(),
+    headers: { "x-agentwire-test": "yes" },
+    fetch: (req) => { seen = req.headers.get("x-agentwire-test"); return fetch(req); },
+  });
+  const r = await client.stream(request("custom fetch")).response;
+  assert.equal(r.status, "completed");
+  assert.equal(seen, "yes");
+});
+
+test("an invalid request is refused synchronously with a typed error", () => {
+  const client = new AgentClient({ baseUrl: server() });
+  assert.throws(() => client.stream({ input: [], temperature: 7 }), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range");
+  assert.throws(() => client.stream({ nope: true }), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+  assert.throws(() => new AgentClient({}), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+});

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything the build, the demo and the tests need on a fresh machine (idempotent):
+#   the Rust wasm target, wasm-bindgen-cli at the crate's exact version, the npm dev tooling,
+#   and (with --browser) Debian's chromium and chromium-driver.
+# Downloads only from crates.io, the npm registry and Debian's apt (no prebuilt binaries).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "setup: $*" >&2; }
+
+rustup target list --installed | grep -qx wasm32-unknown-unknown || {
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+}
+for c in rustfmt clippy; do
+  rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+done
+
+want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [[ $have != "$want" ]]; then
+  say "installing wasm-bindgen-cli $want (about 3 minutes)"
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+if [[ ! -d node_modules/binaryen || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  say "installing npm dev tooling"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [[ ${1:-} == --browser ]]; then
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing Debian chromium and chromium-driver"
+    sudo=""
+    [[ $(id -u) == 0 ]] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+fi
+say "ready"

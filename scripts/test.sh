@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs every test on a fresh machine, installing what it needs first:
+#   formatting and lints, native Rust tests (unit, integration, doc), the wasm package build,
+#   wasm-bindgen tests in Node and in headless Chromium (with a real streaming fetch), the
+#   JavaScript and type tests against the built package, the live demo in Chromium (Playwright),
+#   conformance with real third-party agent servers, packaging (a fresh Node project and a fresh
+#   Vite app install the packed tarball), and short fuzzing runs.
+# Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging fuzz".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export AGENTWIRE_SHARED=${AGENTWIRE_SHARED:-$(cd .. && pwd)/shared}
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+skip() { [[ " ${AGENTWIRE_SKIP:-} " == *" $1 "* ]]; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+step "set-up"
+./scripts/setup.sh --browser
+
+step "format and lints"
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --lib --target wasm32-unknown-unknown -- -D warnings
+
+step "native tests"
+cargo test --quiet
+
+step "build the package"
+./scripts/build.sh
+
+step "start the reference agent server"
+port=$(free_port)
+target/debug/examples/reference_server --port "$port" --pace-ms 5 >target/reference-server.log 2>&1 &
+pids+=($!)
+export AGENTWIRE_SERVER="http://127.0.0.1:$port"
+for _ in $(seq 1 100); do curl -sf "$AGENTWIRE_SERVER/health" >/dev/null && break; sleep 0.1; done
+curl -sf "$AGENTWIRE_SERVER/health" >/dev/null
+
+step "wasm-bindgen tests in Node"
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --quiet --target wasm32-unknown-unknown --test wasm
+
+step "wasm-bindgen tests in headless Chromium"
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
+  cargo test --quiet --target wasm32-unknown-unknown --test wasm
+
+step "JavaScript tests against the built package"
+node --test --test-reporter=spec js/test/unit/
+
+step "type tests"
+node js/test/types/run.mjs
+
+step "browser tests (Playwright, Debian Chromium)"
+node --test --test-reporter=spec js/test/browser/
+
+if ! skip conformance; then
+  step "conformance with real agent servers"
+  node --test --test-reporter=spec --test-concurrency=1 js/test/conformance/
+fi
+
+if ! skip packaging; then
+  step "packaging: the packed tarball in a fresh Node project and a fresh Vite app"
+  node --test --test-reporter=spec js/test/packaging/
+fi
+
+step "all tests passed"

@@ -1,0 +1,181 @@
+//! The JavaScript binding, run by wasm-bindgen-test in Node and in headless Chromium (the test
+//! command runs this file twice). The streaming test fetches from the reference server whose URL
+//! the test command passes at build time in `AGENTWIRE_TEST_SERVER`.
+#![cfg(target_arch = "wasm32")]
+
+use agentwire::wasm::agent_api::{JsAgentStreamDecoder, JsRequestBuilder};
+use agentwire::wasm::client::{AgentClientOptions, JsAgentClient, StreamCallOptions, UpdateSink};
+use agentwire::wasm::sse::JsSseDecoder;
+use js_sys::{Array, Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+const RAW: &str = include_str!("../../shared/fixtures/agentscope-runtime/process-raw.sse");
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap()
+}
+
+fn server() -> &'static str {
+    option_env!("AGENTWIRE_TEST_SERVER")
+        .expect("the test command sets AGENTWIRE_TEST_SERVER to the reference server's URL")
+}
+
+#[wasm_bindgen_test]
+fn decoder_feeds_chunks_and_returns_typed_updates() {
+    let mut d = JsAgentStreamDecoder::new(None).unwrap();
+    let mut types = Vec::new();
+    for chunk in RAW.as_bytes().chunks(333) {
+        let updates: JsValue = d.feed(chunk).unwrap().into();
+        for u in Array::from(&updates).iter() {
+            types.push(get(&u, "type").as_string().unwrap());
+        }
+    }
+    assert_eq!(types.first().map(String::as_str), Some("response"));
+    assert_eq!(types.last().map(String::as_str), Some("done"));
+    assert!(types.iter().any(|t| t == "textDelta"));
+    let response: JsValue = d.response().unwrap().into();
+    assert_eq!(get(&response, "status").as_string().unwrap(), "completed");
+    let output = Array::from(&get(&response, "output"));
+    assert_eq!(output.length(), 4);
+}
+
+#[wasm_bindgen_test]
+fn errors_are_error_objects_with_a_code() {
+    let e = JsRequestBuilder::new()
+        .temperature(9.0)
+        .err()
+        .expect("out of range");
+    assert!(e.is_instance_of::<js_sys::Error>());
+    assert_eq!(
+        get(&e, "code").as_string().unwrap(),
+        "parameter-out-of-range"
+    );
+    assert_eq!(
+        get(&get(&e, "details"), "name").as_string().unwrap(),
+        "temperature"
+    );
+}
+
+#[wasm_bindgen_test]
+fn sse_decoder_splits_crlf_and_utf8_across_chunks() {
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let bytes = "data: caf\u{e9}\r\n\r\n".as_bytes();
+    let mut events = Vec::new();
+    for b in bytes.chunks(1) {
+        let items: JsValue = d.feed(b).unwrap().into();
+        for i in Array::from(&items).iter() {
+            events.push(get(&i, "data").as_string().unwrap());
+        }
+    }
+    assert_eq!(events, ["caf\u{e9}"]);
+}
+
+#[wasm_bindgen_test]
+fn json_keys_like_proto_stay_data() {
+    let mut d = JsAgentStreamDecoder::new(None).unwrap();
+    let sse = "data: {\"object\":\"content\",\"type\":\"data\",\"index\":0,\"msg_id\":\"m\",\"data\":{\"__proto__\":{\"polluted\":1},\"constructor\":{\"prototype\":{\"x\":1}}}}\n\n";
+    let updates: JsValue = d.feed(sse.as_bytes()).unwrap().into();
+    let content_update = Array::from(&updates)
+        .iter()
+        .find(|u| get(u, "type").as_string().as_deref() == Some("content"))
+        .unwrap();
+    let data = get(&get(&content_update, "content"), "data");
+    let keys: Vec<String> = Object::keys(data.unchecked_ref::<Object>())
+        .iter()
+        .map(|k| k.as_string().unwrap())
+        .collect();
+    assert!(
+        keys.contains(&"__proto__".to_owned()),
+        "kept as an own key: {keys:?}"
+    );
+    let proto = Object::get_prototype_of(&data);
+    assert!(
+        get(&proto.into(), "polluted").is_undefined(),
+        "prototype unchanged"
+    );
+    let plain = Object::new();
+    assert!(
+        get(&plain.into(), "polluted").is_undefined(),
+        "Object.prototype clean"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn streams_a_real_response_from_the_reference_server_with_fetch() {
+    let options = Object::new();
+    Reflect::set(&options, &"baseUrl".into(), &server().into()).unwrap();
+    let client = JsAgentClient::new(options.unchecked_into::<AgentClientOptions>()).unwrap();
+    let request = JsRequestBuilder::new()
+        .text("user", "Hello from wasm-bindgen-test")
+        .build()
+        .unwrap();
+    let calls = Array::new();
+    let sink = {
+        let calls = calls.clone();
+        Closure::<dyn FnMut(JsValue)>::new(move |updates: JsValue| {
+            calls.push(&updates);
+        })
+    };
+    let sink_fn: &Function = sink.as_ref().unchecked_ref();
+    let call_options = Object::new();
+    Reflect::set(&call_options, &"batch".into(), &true.into()).unwrap();
+    let promise = client
+        .stream(
+            request,
+            sink_fn.clone().unchecked_into::<UpdateSink>(),
+            Some(call_options.unchecked_into::<StreamCallOptions>()),
+        )
+        .unwrap();
+    let response = JsFuture::from(promise).await.expect("the stream completes");
+    assert_eq!(get(&response, "status").as_string().unwrap(), "completed");
+    let output = Array::from(&get(&response, "output"));
+    assert_eq!(output.length(), 4, "reasoning, call, output, answer");
+    let answer = output.get(3);
+    let text = get(&Array::from(&get(&answer, "content")).get(0), "text");
+    assert!(text
+        .as_string()
+        .unwrap()
+        .contains("Hello from wasm-bindgen-test"));
+    // Delivered incrementally: more than one network chunk reached the sink, text deltas included.
+    assert!(
+        calls.length() > 1,
+        "updates arrived in {} calls",
+        calls.length()
+    );
+    let mut deltas = String::new();
+    for batch in calls.iter() {
+        for u in Array::from(&batch).iter() {
+            if get(&u, "type").as_string().as_deref() == Some("textDelta") {
+                deltas.push_str(&get(&u, "delta").as_string().unwrap());
+            }
+        }
+    }
+    assert!(deltas.contains("Hello from wasm-bindgen-test"));
+    drop(sink);
+}
+
+#[wasm_bindgen_test]
+async fn a_non_event_stream_answer_is_a_protocol_error_with_status_and_body() {
+    let options = Object::new();
+    Reflect::set(&options, &"baseUrl".into(), &server().into()).unwrap();
+    Reflect::set(&options, &"endpoint".into(), &"/no-such-endpoint".into()).unwrap();
+    let client = JsAgentClient::new(options.unchecked_into::<AgentClientOptions>()).unwrap();
+    let request = JsRequestBuilder::new().text("user", "hi").build().unwrap();
+    let sink = Function::new_no_args("");
+    let e = JsFuture::from(
+        client
+            .stream(request, sink.unchecked_into::<UpdateSink>(), None)
+            .unwrap(),
+    )
+    .await
+    .expect_err("404 or 405");
+    let code = get(&e, "code").as_string().unwrap();
+    assert!(
+        code == "http-status" || code == "not-event-stream",
+        "{code}"
+    );
+    assert!(e.is_instance_of::<js_sys::Error>());
+}
