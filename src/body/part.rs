@@ -32,36 +32,28 @@ wire_enum! {
 }
 
 wire_enum! {
-    /// How inline `content` is encoded.
+    /// How inline `content` is encoded (default `plain`).
+    #[derive(Default)]
     ContentEncoding {
         /// The content is the text itself.
+        #[default]
         Plain = "plain",
         /// The content is base64 (RFC 4648 §4, with padding) of the bytes.
         Base64 = "base64",
     }
 }
 
-impl Default for ContentEncoding {
-    fn default() -> Self {
-        Self::Plain
-    }
-}
-
 wire_enum! {
     /// Where a part is in its life while a message streams.
+    #[derive(Default)]
     PartStatus {
         /// Still receiving content.
         Streaming = "streaming",
-        /// Complete.
+        /// Complete (the default).
+        #[default]
         Complete = "complete",
         /// The stream ended before the part completed; its content is what arrived.
         Incomplete = "incomplete",
-    }
-}
-
-impl Default for PartStatus {
-    fn default() -> Self {
-        Self::Complete
     }
 }
 
@@ -93,7 +85,11 @@ pub struct Part {
     #[serde(default, alias = "content_encoding")]
     pub content_encoding: ContentEncoding,
     /// Where the content is, instead of inline.
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "content_url")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "content_url"
+    )]
     pub content_url: Option<String>,
     /// Free-form metadata (citations, tool call ids, the protocol's own fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
