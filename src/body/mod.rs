@@ -4,7 +4,8 @@
 //! the user; named parts (`/sources/1`, `/src/main.rs`) are attachments, citations or state,
 //! addressed like files ([`names`](validate_name)) and selected with glob
 //! [`Pattern`](crate::pattern::Pattern)s. A [`BodySchema`] says which parts a message may or must
-//! have; [`validate_body`] checks the part model itself.
+//! have; [`validate_body`] checks the part model itself, and [`validate_payload`] checks a message
+//! received as JSON bytes, limits first.
 //!
 //! Source: the message-body proposal (named parts, a filesystem-like query API, body schemas
 //! `{"parts": [{"name", "contentType", "required"}]}`), RFC 2045 and RFC 6838 for MIME types,
@@ -39,12 +40,14 @@
 
 mod names;
 mod part;
+mod payload;
 mod query;
 mod schema;
 mod validate;
 
 pub use names::{is_valid_name, validate_name, NameIssue, MAX_NAME_LEN};
 pub use part::{Body, ContentEncoding, Part, PartKind, PartStatus};
+pub use payload::{validate_payload, PayloadError, PayloadLimits, PayloadReport};
 pub use schema::{BodySchema, SchemaPart, SchemaWatch, ValidationReport, Violation, ViolationCode};
 pub use validate::{is_valid_content_type, validate_body};
 

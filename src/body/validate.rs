@@ -145,8 +145,9 @@ fn is_token_char(c: u8) -> bool {
 /// Whether `s` is a syntactically valid MIME type: `type/subtype` (RFC 6838 §4.2 restricted names,
 /// e.g. `image/svg+xml`), optionally followed by parameters `; name=value` where `value` is an
 /// RFC 2045 token or a quoted string (empty parameters, as in a trailing `;`, are tolerated).
-/// Spaces and tabs around the parts are allowed; wildcards (`*/*`) are not (they belong in
-/// patterns, not in parts).
+/// Spaces and tabs around the parts are allowed. The subtype may be `*` (`image/*`): agentwire's
+/// convention for "an image of unknown format", which dialects produce when the protocol does not
+/// say (RFC 6838 has no such type; only `*/*` is refused).
 pub fn is_valid_content_type(s: &str) -> bool {
     let (essence, params) = match s.find(';') {
         Some(i) => (s.get(..i).unwrap_or(""), s.get(i..).unwrap_or("")),
@@ -156,7 +157,7 @@ pub fn is_valid_content_type(s: &str) -> bool {
     let Some((ty, sub)) = essence.split_once('/') else {
         return false;
     };
-    restricted_name(ty) && restricted_name(sub) && valid_params(params.as_bytes())
+    restricted_name(ty) && (sub == "*" || restricted_name(sub)) && valid_params(params.as_bytes())
 }
 
 /// `*(";" OWS [token "=" (token / quoted-string)] OWS)`.
@@ -228,6 +229,7 @@ mod tests {
             "text/plain;",
             " text/x-uri ",
             "multipart/form-data; boundary=\"a;b\"",
+            "image/*",
         ] {
             assert!(is_valid_content_type(ok), "{ok}");
         }
@@ -244,6 +246,8 @@ mod tests {
             "text/plain x",
             "tëxt/plain",
             "text/plain/x",
+            "*/plain",
+            "image/*x",
         ] {
             assert!(!is_valid_content_type(bad), "{bad}");
         }
