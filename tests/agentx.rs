@@ -1028,6 +1028,77 @@ fn oversized_events_are_reported_and_later_packets_still_arrive() {
     assert_eq!(s.status(), StreamStatus::Complete);
 }
 
+/// Counts this thread's heap allocations (the test binary's allocator is the system one, counted).
+mod allocations {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static COUNT: Cell<u64> = const { Cell::new(0) };
+    }
+
+    struct Counting;
+
+    fn bump() {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    }
+
+    // SAFETY: every call is passed to the system allocator unchanged; this only counts.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            bump();
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            bump();
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    /// Allocations (and reallocations) made by this thread so far.
+    pub fn count() -> u64 {
+        COUNT.try_with(Cell::get).unwrap_or(0)
+    }
+}
+
+#[test]
+fn text_packets_allocate_nothing_per_packet() {
+    let mut b = MessageBuilder::new(Role::Assistant);
+    let mut sse = String::new();
+    for _ in 0..2000 {
+        b.text("token ").write_sse(&mut sse);
+    }
+    let (warm_up, rest) = sse.split_at(sse.find("\n\n").unwrap() + 2);
+    for coalesce in [false, true] {
+        let mut s = AgentxStream::new(AssemblerOptions {
+            coalesce,
+            ..Default::default()
+        });
+        let mut out = String::with_capacity(1 << 16);
+        s.feed(warm_up.as_bytes());
+        s.assembler_mut().drain_updates_json(&mut out);
+        let before = allocations::count();
+        for chunk in rest.as_bytes().chunks(100) {
+            s.feed(chunk);
+            out.clear();
+            s.assembler_mut().drain_updates_json(&mut out);
+        }
+        let made = allocations::count() - before;
+        // Only amortized growth of the text and the buffers: logarithmic, not one per packet.
+        assert!(
+            made < 60,
+            "{made} allocations for 1999 packets (coalesce {coalesce})"
+        );
+        assert_eq!(s.messages()[0].text().len(), 2000 * "token ".len());
+    }
+}
+
 mod property {
     use super::*;
     use proptest::prelude::*;

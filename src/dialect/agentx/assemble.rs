@@ -181,6 +181,8 @@ pub struct Assembler {
     runs: Vec<(usize, usize, usize)>,
     status: StreamStatus,
     packets: u64,
+    /// Reused buffer of [`drain_updates_json`](Self::drain_updates_json).
+    scratch: Vec<u8>,
 }
 
 impl Assembler {
@@ -588,57 +590,87 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`) without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
+        // Each update is written into one reused buffer, so draining allocates nothing per update.
+        let mut scratch = std::mem::take(&mut self.scratch);
         out.push('[');
         let mut first = true;
         for p in &self.pending {
-            let written = match p {
-                Pending::Owned(u) => serde_json::to_string(u),
+            if let Pending::Part { msg, pos, .. } = p {
+                if self
+                    .messages
+                    .get(*msg)
+                    .and_then(|m| m.parts.get(*pos))
+                    .is_none()
+                {
+                    continue;
+                }
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            match p {
+                Pending::Owned(u) => write_json(&mut scratch, out, u),
                 Pending::Part { msg, pos, text_len } => {
-                    let Some(part) = self.messages.get(*msg).and_then(|m| m.parts.get(*pos)) else {
-                        continue;
-                    };
+                    let part = self.messages.get(*msg).and_then(|m| m.parts.get(*pos));
                     let view = match part {
-                        Part::Text(t) => PartView::Text(TextView {
+                        Some(Part::Text(t)) => Some(PartView::Text(TextView {
                             kind: "text",
                             text: t.text.get(..*text_len).unwrap_or(&t.text),
                             extra: &t.extra,
-                        }),
-                        other => PartView::Whole(other),
+                        })),
+                        Some(other) => Some(PartView::Whole(other)),
+                        None => None,
                     };
-                    serde_json::to_string(&PartRef {
+                    let update = view.map(|part| PartRef {
                         kind: "part",
                         message_index: index(*msg),
                         part_index: index(*pos),
-                        part: view,
-                    })
+                        part,
+                    });
+                    write_json(&mut scratch, out, &update);
                 }
                 Pending::Text {
                     msg,
                     pos,
                     start,
                     end,
-                } => serde_json::to_string(&TextDeltaRef {
-                    kind: "textDelta",
-                    message_index: index(*msg),
-                    part_index: index(*pos),
-                    delta: self.text_range(*msg, *pos, *start, *end),
-                }),
-                Pending::Done => serde_json::to_string(&DoneRef {
-                    kind: "done",
-                    status: self.status,
-                    messages: &self.messages,
-                }),
-            };
-            if !first {
-                out.push(',');
+                } => write_json(
+                    &mut scratch,
+                    out,
+                    &TextDeltaRef {
+                        kind: "textDelta",
+                        message_index: index(*msg),
+                        part_index: index(*pos),
+                        delta: self.text_range(*msg, *pos, *start, *end),
+                    },
+                ),
+                Pending::Done => write_json(
+                    &mut scratch,
+                    out,
+                    &DoneRef {
+                        kind: "done",
+                        status: self.status,
+                        messages: &self.messages,
+                    },
+                ),
             }
-            first = false;
-            out.push_str(&written.unwrap_or_else(|_| "null".to_owned()));
         }
         out.push(']');
         self.pending.clear();
         self.runs.clear();
+        self.scratch = scratch;
     }
+}
+
+/// Appends `value` as JSON to `out` (`null` if it cannot be written), through `scratch`.
+fn write_json<T: Serialize>(scratch: &mut Vec<u8>, out: &mut String, value: &T) {
+    scratch.clear();
+    let text = match serde_json::to_writer(&mut *scratch, value) {
+        Ok(()) => std::str::from_utf8(scratch).unwrap_or("null"),
+        Err(_) => "null",
+    };
+    out.push_str(text);
 }
 
 #[derive(Serialize)]

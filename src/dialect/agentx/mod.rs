@@ -1,9 +1,13 @@
 //! The AgentX message format: wire model, stream decoder and assembler, builders, body view.
 //!
 //! Source: AgentX (dustland), "Communication and Message Architecture"
-//! (`docs/arch/04-communication.md` in the `dustland/roboco` repository, 2025-06-17; the same text
-//! is `docs/content/docs/design/communication.mdx`), and "Tool Call and Execution"
-//! (`docs/03-tool-call.md`) for the self-correction loop. The document is a design document, not a
+//! (`docs/arch/04-communication.md` in the `dustland/roboco` repository, commit `505564d`,
+//! 2025-06-17; the same text is `docs/content/docs/design/communication.mdx`, commit `8239d1d`),
+//! and "Tool Call and Execution" (`docs/03-tool-call.md`, commit `d31b2b9`) for the
+//! self-correction loop. (That document words the validation error "Validation Error: Missing
+//! required argument 'path' for tool 'write_file'"; the message flows use "Validation failed for
+//! tool 'write_file': Missing required argument 'path'.", which is what the tests use. To
+//! agentwire, the message is data either way.) The document is a design document, not a
 //! wire specification: it gives the schema (pydantic models), three example flows and the
 //! streaming rule; what it leaves open is decided below and marked as agentwire's choice.
 //!

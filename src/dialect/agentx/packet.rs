@@ -452,3 +452,70 @@ impl Message {
         RawPacket::parse(json).map(RawPacket::into_message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn borrowed(c: &Option<CowStr<'_>>) -> bool {
+        matches!(c, Some(CowStr(Cow::Borrowed(_))))
+    }
+
+    #[test]
+    fn a_text_packet_without_escapes_is_read_without_copying() {
+        let data = r#"{"parts":[{"text":"Hel","type":"text"}],"role":"assistant","id":"msg_1"}"#;
+        let raw = RawPacket::parse(data).unwrap();
+        assert!(borrowed(&raw.id));
+        assert!(matches!(raw.role, CowStr(Cow::Borrowed("assistant"))));
+        let part = raw.parts.first.as_ref().unwrap();
+        assert!(matches!(part.text, Some(Loose::Str(Cow::Borrowed("Hel")))));
+        assert!(matches!(part.kind, Some(Loose::Str(Cow::Borrowed("text")))));
+        assert_eq!(part.as_text(), Some("Hel"));
+        assert!(!part.has_other_fields());
+        assert!(raw.parts.rest.is_empty());
+    }
+
+    #[test]
+    fn escaped_strings_are_owned_and_decoded() {
+        let raw =
+            RawPacket::parse(r#"{"role":"assistant","parts":[{"type":"text","text":"a\nb"}]}"#)
+                .unwrap();
+        let part = raw.parts.first.as_ref().unwrap();
+        assert!(matches!(&part.text, Some(Loose::Str(Cow::Owned(s))) if s == "a\nb"));
+    }
+
+    #[test]
+    fn loose_values_keep_every_json_type() {
+        for json in [
+            r#"null"#,
+            "true",
+            "-3",
+            "18446744073709551615",
+            "1.5",
+            r#"[1,"a"]"#,
+            r#"{"k":{}}"#,
+        ] {
+            let v: Loose<'_> = serde_json::from_str(json).unwrap();
+            assert_eq!(
+                v.into_value(),
+                serde_json::from_str::<Value>(json).unwrap(),
+                "{json}"
+            );
+        }
+    }
+
+    #[test]
+    fn fields_of_other_types_become_unknown_fields_of_a_known_part() {
+        let raw: RawPart<'_> = serde_json::from_str(
+            r#"{"type":"tool_call","tool_call_id":"tc","tool_name":"f","args":{},"text":"t","message":1}"#,
+        )
+        .unwrap();
+        let (part, reason) = raw.into_part();
+        assert_eq!(reason, None);
+        let Part::ToolCall(call) = part else {
+            panic!("{part:?}")
+        };
+        assert_eq!(call.extra["text"], "t");
+        assert_eq!(call.extra["message"], 1);
+    }
+}
