@@ -3,7 +3,7 @@
 //! fields), strict and lenient reading, typed errors with paths, argument checks, and the body view.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agentwire::body::{Body, ContentEncoding, Part, PartKind};
+use agentwire::body::{validate_body, Body, ContentEncoding, Part, PartKind};
 use agentwire::dialect::atlas::{
     ArgumentCheck, AtlasError, MessageType, ReadOptions, StructuredMessage, ToolCall, ToolResult,
     ToolStatus,
@@ -883,6 +883,7 @@ fn the_body_has_text_tool_parts_and_metadata() {
         json!({"task_id": "task-1", "timestamp": 1758972921.8811321, "source_agent": "controller",
                "target_agent": "weather_agent", "extra": {"priority": 3}})
     );
+    assert_eq!(validate_body(&body), vec![]);
     assert_eq!(StructuredMessage::from_body(&body), Ok(m));
 }
 
@@ -915,6 +916,7 @@ fn body_names_stay_unique_and_valid_for_awkward_ids() {
             "/metadata",
         ]
     );
+    assert_eq!(validate_body(&body), vec![]);
     assert_eq!(StructuredMessage::from_body(&body), Ok(m));
 }
 
@@ -1140,19 +1142,6 @@ mod properties {
         }
     }
 
-    /// The body rules for part names (ASCII letters, digits, `.-_`, no empty or dot segment).
-    fn valid_name(name: &str) -> bool {
-        name.starts_with('/')
-            && name.len() <= 1024
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
-            && name
-                .split('/')
-                .skip(1)
-                .all(|s| !s.is_empty() && s != "." && s != "..")
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -1186,12 +1175,8 @@ mod properties {
         #[test]
         fn body_round_trip_is_exact(m in message()) {
             let body = m.to_body();
-            let names: Vec<&str> = body.parts.iter().filter_map(|p| p.name.as_deref()).collect();
-            let unique: std::collections::HashSet<&&str> = names.iter().collect();
-            prop_assert_eq!(unique.len(), names.len());
-            for name in &names {
-                prop_assert!(valid_name(name), "{}", name);
-            }
+            // Names valid and unique, content types valid: the body model's own checks.
+            prop_assert_eq!(validate_body(&body), vec![]);
             prop_assert_eq!(StructuredMessage::from_body(&body), Ok(m));
         }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::message::{ReadOptions, StructuredMessage, ToolCall, ToolResult, ToolStatus};
 use super::read::{check_type, join, optional_number, optional_object, optional_string, string};
 use super::{exact, AtlasError};
-use crate::body::{Body, ContentEncoding, Part, PartKind};
+use crate::body::{Body, ContentEncoding, Part, PartKind, MAX_NAME_LEN};
 use crate::platform::{now_unix_seconds, uuid_v4};
 use crate::wire::JsonMap;
 
@@ -153,11 +153,9 @@ impl StructuredMessage {
     }
 }
 
-/// The longest part name the body rules accept, in bytes.
-const MAX_NAME_LEN: usize = 1024;
-
 /// Part names for `ids` under `prefix`: `prefix/<segment>`, each unique and valid under the body's
-/// name rules (ASCII letters, digits, `.`, `-`, `_`; no `.` or `..` segment; at most 1024 bytes).
+/// [name rules](crate::body::validate_name) (ASCII letters, digits, `.`, `-`, `_`; no `.` or `..`
+/// segment; at most [`MAX_NAME_LEN`] bytes).
 ///
 /// The segment is the id with every byte other than `A-Z a-z 0-9 - _` written `.XX` (two uppercase
 /// hex digits of the UTF-8 byte: `x/y` is `x.2Fy`, `.` is `.2E`). An empty or repeated id gets
@@ -326,14 +324,7 @@ mod tests {
             ]
         );
         for name in &got {
-            assert!(name.len() <= MAX_NAME_LEN);
-            assert!(name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b)));
-            assert!(name
-                .split('/')
-                .skip(1)
-                .all(|s| !s.is_empty() && s != "." && s != ".."));
+            assert!(crate::body::is_valid_name(name), "{name}");
         }
         let unique: HashSet<_> = got.iter().collect();
         assert_eq!(unique.len(), got.len());
