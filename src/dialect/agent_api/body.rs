@@ -53,8 +53,10 @@
 //! `{"type": "text", "name": "/sources/1", "content_type": "text/x-uri", "text": "https://…"}`.
 //!
 //! Status: content `completed` → `complete`; `incomplete`, `failed`, `canceled` and `rejected` →
-//! `incomplete`; any other status → `streaming`. A content without status is `complete` when its
-//! message's status is terminal ([`RunStatus::is_terminal`]), else `streaming`.
+//! `incomplete`; any other status (`in_progress`, `created`, …) → `streaming`, unless the message's
+//! status is terminal ([`RunStatus::is_terminal`]): then `complete` if the message is `completed`,
+//! else `incomplete` (the part will receive nothing more). A content without status is `complete`
+//! when its message's status is terminal, else `streaming`.
 
 use serde_json::{json, Value};
 
@@ -289,7 +291,12 @@ fn part_status(content: Option<&RunStatus>, message: Option<&RunStatus>) -> Part
         Some(
             RunStatus::Incomplete | RunStatus::Failed | RunStatus::Canceled | RunStatus::Rejected,
         ) => PartStatus::Incomplete,
-        Some(_) => PartStatus::Streaming,
+        // Still in progress, but its message is over: the message says how it ended.
+        Some(_) => match message {
+            Some(RunStatus::Completed) => PartStatus::Complete,
+            Some(m) if m.is_terminal() => PartStatus::Incomplete,
+            _ => PartStatus::Streaming,
+        },
         None if message.is_some_and(RunStatus::is_terminal) => PartStatus::Complete,
         None => PartStatus::Streaming,
     }
@@ -504,16 +511,16 @@ mod tests {
             content(v)
         };
         let m = MessageType::Message;
+        use RunStatus::{Completed as Done, InProgress as In, Incomplete as Cut};
         let cases = [
             (Some("completed"), None, PartStatus::Complete),
             (Some("failed"), None, PartStatus::Incomplete),
             (Some("canceled"), None, PartStatus::Incomplete),
             (Some("incomplete"), None, PartStatus::Incomplete),
-            (
-                Some("in_progress"),
-                Some(RunStatus::Completed),
-                PartStatus::Streaming,
-            ),
+            (Some("in_progress"), Some(In), PartStatus::Streaming),
+            (Some("in_progress"), Some(Done), PartStatus::Complete),
+            (Some("in_progress"), Some(Cut), PartStatus::Incomplete),
+            (Some("created"), None, PartStatus::Streaming),
             (None, Some(RunStatus::Completed), PartStatus::Complete),
             (None, Some(RunStatus::Failed), PartStatus::Complete),
             (None, Some(RunStatus::InProgress), PartStatus::Streaming),
