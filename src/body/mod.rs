@@ -1,5 +1,229 @@
 //! Message bodies: named parts, queried like a filesystem, checked against body schemas.
+//!
+//! A [`Body`] is an ordered list of [`Part`]s. Parts without a name are the main content shown to
+//! the user; named parts (`/sources/1`, `/src/main.rs`) are attachments, citations or state,
+//! addressed like files ([`names`](validate_name)) and selected with glob
+//! [`Pattern`](crate::pattern::Pattern)s. A [`BodySchema`] says which parts a message may or must
+//! have; [`validate_body`] checks the part model itself, and [`validate_payload`] checks a message
+//! received as JSON bytes, limits first.
+//!
+//! Source: the message-body proposal (named parts, a filesystem-like query API, body schemas
+//! `{"parts": [{"name", "contentType", "required"}]}`), RFC 2045 and RFC 6838 for MIME types,
+//! RFC 4648 for base64.
+//!
+//! ```
+//! use agentwire::body::{Body, BodySchema, Part, PartKind};
+//! use agentwire::pattern::Pattern;
+//! use serde_json::json;
+//!
+//! // A researcher agent answers with a write-up and its sources.
+//! let body = Body::new(vec![
+//!     Part::inline(PartKind::Text, "text/markdown", "# Findings\n…"),
+//!     Part::inline(PartKind::Text, "text/x-uri", "https://example.org/a").named("/sources/1"),
+//!     Part::inline(PartKind::Text, "text/x-uri", "https://example.org/b").named("/sources/2"),
+//! ]);
+//!
+//! // Query it like a filesystem.
+//! let sources = body.list(&Pattern::new("/sources/*")?);
+//! assert_eq!(sources.len(), 2);
+//! assert_eq!(body.get("/sources/2").unwrap().read_text()?, "https://example.org/b");
+//! assert_eq!(body.main()[0].content_type, "text/markdown");
+//!
+//! // Check it against the agent's body schema.
+//! let schema = BodySchema::from_json(&json!({"parts": [
+//!     {"contentType": "text/{plain,markdown}", "required": true},
+//!     {"name": "/sources/*", "contentType": "text/x-uri"},
+//! ]}))?;
+//! assert!(schema.validate(&body).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod names;
 mod part;
+mod payload;
+mod query;
+mod schema;
+mod validate;
 
+pub use names::{is_valid_name, validate_name, NameIssue, MAX_NAME_LEN};
 pub use part::{Body, ContentEncoding, Part, PartKind, PartStatus};
+pub use payload::{validate_payload, PayloadError, PayloadLimits, PayloadReport};
+pub use schema::{BodySchema, SchemaPart, SchemaWatch, ValidationReport, Violation, ViolationCode};
+pub use validate::{is_valid_content_type, validate_body};
+
+use crate::error::ErrorCode;
+use crate::pattern::PatternError;
+
+/// Errors of the body module: part names, schemas and reading a part's content. Every variant keeps
+/// the input it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BodyError {
+    /// A part name breaks the [naming rules](validate_name).
+    #[error("invalid part name {name:?}: it {}", reason.describe())]
+    InvalidPartName {
+        /// The name as given.
+        name: String,
+        /// Which rule it breaks.
+        reason: NameIssue,
+        /// Byte offset (0-based) of the offending character or segment, when there is one.
+        position: Option<usize>,
+    },
+    /// Two parts of one message have the same name.
+    #[error("part name {name} is used by parts {first} and {index}")]
+    DuplicatePartName {
+        /// The name.
+        name: String,
+        /// Index of the first part with it (0-based).
+        first: usize,
+        /// Index of the later part (0-based).
+        index: usize,
+    },
+    /// A body schema of the wrong shape, or with a pattern that does not compile.
+    #[error("invalid body schema at {pointer:?}: {reason}")]
+    InvalidSchema {
+        /// JSON Pointer (RFC 6901) to the offending value in the schema, e.g. `/parts/2/name`.
+        pointer: String,
+        /// What is wrong.
+        reason: String,
+        /// The pattern error, when a pattern did not compile.
+        #[source]
+        pattern: Option<PatternError>,
+    },
+    /// The part's content is not UTF-8 text.
+    #[error(
+        "part {} is not UTF-8 text (invalid byte at offset {position})",
+        label(name)
+    )]
+    NotText {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+        /// Byte offset (0-based) in the decoded content of the first byte that is not UTF-8.
+        position: usize,
+    },
+    /// The part's content is not JSON.
+    #[error(
+        "part {} is not valid JSON (line {line}, column {column}): {reason}",
+        label(name)
+    )]
+    InvalidJson {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+        /// serde_json's description.
+        reason: String,
+        /// 1-based line in the content.
+        line: usize,
+        /// 1-based column in the content, in bytes (serde_json's count).
+        column: usize,
+    },
+    /// The part's `base64` content does not decode.
+    #[error("part {} has invalid base64 content: {reason}", label(name))]
+    InvalidBase64 {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+        /// The decoder's description.
+        reason: String,
+        /// Byte offset (0-based) in `content` of the offending character, when known.
+        position: Option<usize>,
+    },
+    /// The part has no inline `content` (it may have a `contentUrl`).
+    #[error("part {} has no inline content", label(name))]
+    NoInlineContent {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+        /// Whether it has a `contentUrl` instead.
+        has_url: bool,
+    },
+    /// The part has no `contentUrl`.
+    #[error("part {} has no content URL", label(name))]
+    NoContentUrl {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+    },
+    /// The part's `contentEncoding` is neither `plain` nor `base64`.
+    #[error("part {} has unknown content encoding {encoding:?}", label(name))]
+    UnknownContentEncoding {
+        /// The part's name (`None` for an unnamed part).
+        name: Option<String>,
+        /// The encoding as given.
+        encoding: String,
+    },
+}
+
+/// How messages name a part: its name, or `(unnamed)`.
+fn label(name: &Option<String>) -> &str {
+    name.as_deref().unwrap_or("(unnamed)")
+}
+
+impl ErrorCode for BodyError {
+    fn code(&self) -> &'static str {
+        match self {
+            BodyError::InvalidPartName { .. } => "invalid-part-name",
+            BodyError::DuplicatePartName { .. } => "duplicate-part-name",
+            BodyError::InvalidSchema { .. } => "invalid-schema",
+            BodyError::NotText { .. } => "not-text",
+            BodyError::InvalidJson { .. } => "invalid-json",
+            BodyError::InvalidBase64 { .. } => "invalid-base64",
+            BodyError::NoInlineContent { .. } => "no-inline-content",
+            BodyError::NoContentUrl { .. } => "no-content-url",
+            BodyError::UnknownContentEncoding { .. } => "unknown-content-encoding",
+        }
+    }
+
+    /// A JSON object with the variant's fields in camelCase; `invalid-part-name` adds the offending
+    /// `character` when there is one, and `invalid-schema` the pattern error as
+    /// `{"code", "details"}` under `pattern`.
+    fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            BodyError::InvalidPartName {
+                name,
+                reason,
+                position,
+            } => {
+                let mut d =
+                    json!({ "name": name, "reason": reason.as_str(), "position": position });
+                let ch = position
+                    .and_then(|p| name.get(p..))
+                    .and_then(|s| s.chars().next());
+                if let (Some(c), NameIssue::ControlCharacter | NameIssue::InvalidCharacter) =
+                    (ch, reason)
+                {
+                    d["character"] = json!(c.to_string());
+                }
+                d
+            }
+            BodyError::DuplicatePartName { name, first, index } => {
+                json!({ "name": name, "first": first, "index": index })
+            }
+            BodyError::InvalidSchema {
+                pointer,
+                reason,
+                pattern,
+            } => json!({
+                "pointer": pointer,
+                "reason": reason,
+                "pattern": pattern.as_ref().map(|p| json!({ "code": p.code(), "details": p.details() })),
+            }),
+            BodyError::NotText { name, position } => json!({ "name": name, "position": position }),
+            BodyError::InvalidJson {
+                name,
+                reason,
+                line,
+                column,
+            } => json!({ "name": name, "reason": reason, "line": line, "column": column }),
+            BodyError::InvalidBase64 {
+                name,
+                reason,
+                position,
+            } => json!({ "name": name, "reason": reason, "position": position }),
+            BodyError::NoInlineContent { name, has_url } => {
+                json!({ "name": name, "hasUrl": has_url })
+            }
+            BodyError::NoContentUrl { name } => json!({ "name": name }),
+            BodyError::UnknownContentEncoding { name, encoding } => {
+                json!({ "name": name, "encoding": encoding })
+            }
+        }
+    }
+}

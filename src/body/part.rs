@@ -32,38 +32,28 @@ wire_enum! {
 }
 
 wire_enum! {
-    /// How inline `content` is encoded.
+    /// How inline `content` is encoded (default `plain`).
+    #[derive(Default)]
     ContentEncoding {
         /// The content is the text itself.
+        #[default]
         Plain = "plain",
         /// The content is base64 (RFC 4648 §4, with padding) of the bytes.
         Base64 = "base64",
     }
 }
 
-#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
-impl Default for ContentEncoding {
-    fn default() -> Self {
-        Self::Plain
-    }
-}
-
 wire_enum! {
     /// Where a part is in its life while a message streams.
+    #[derive(Default)]
     PartStatus {
         /// Still receiving content.
         Streaming = "streaming",
-        /// Complete.
+        /// Complete (the default).
+        #[default]
         Complete = "complete",
         /// The stream ended before the part completed; its content is what arrived.
         Incomplete = "incomplete",
-    }
-}
-
-#[allow(clippy::derivable_impls)] // the enum is declared by `wire_enum!`
-impl Default for PartStatus {
-    fn default() -> Self {
-        Self::Complete
     }
 }
 

@@ -1,1 +1,245 @@
-//! The Agent Communication Protocol, ACP (to be written).
+//! The Agent Communication Protocol (ACP): wire model, stream events, assembler, client helpers and
+//! the body view.
+//!
+//! Source: acp-sdk 1.0.3 (`acp_sdk/models/models.py`, `acp_sdk/models/schemas.py`,
+//! `acp_sdk/models/errors.py`, `acp_sdk/client/client.py`, `acp_sdk/server/app.py`,
+//! `acp_sdk/server/executor.py`). A client POSTs a [`RunCreateRequest`] to `/runs`; with
+//! `mode: "stream"` the server answers with `text/event-stream` whose every `data` is one JSON
+//! [`AcpEvent`]: `run.created`, `run.in-progress`, then `message.created`, `message.part`…,
+//! `message.completed` for each message the agent produces, `generic` events, and a final
+//! `run.completed`, `run.failed` or `run.cancelled`. An agent that needs the user's answer ends the
+//! stream with `run.awaiting`; the client resumes with a [`RunResumeRequest`] to `/runs/{run_id}`,
+//! and the server's new stream continues the same run (and the same message).
+//!
+//! ```
+//! use agentwire::dialect::acp::{AcpStream, RunStatus};
+//!
+//! let sse = concat!(
+//!     "data: {\"type\":\"run.created\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"echo\",\"status\":\"created\",\"output\":[]}}\n\n",
+//!     "data: {\"type\":\"message.created\",\"message\":{\"role\":\"agent/echo\",\"parts\":[]}}\n\n",
+//!     "data: {\"type\":\"message.part\",\"part\":{\"content\":\"Hel\"}}\n\n",
+//!     "data: {\"type\":\"message.part\",\"part\":{\"content\":\"lo\"}}\n\n",
+//!     "data: {\"type\":\"message.part\",\"part\":{\"name\":\"/sources/1\",\"content_type\":\"text/x-uri\",\"content\":\"https://example.com\"}}\n\n",
+//!     "data: {\"type\":\"message.completed\",\"message\":{\"role\":\"agent/echo\",\"parts\":[{\"content\":\"Hel\"},{\"content\":\"lo\"},{\"name\":\"/sources/1\",\"content_type\":\"text/x-uri\",\"content\":\"https://example.com\"}]}}\n\n",
+//!     "data: {\"type\":\"run.completed\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"echo\",\"status\":\"completed\"}}\n\n",
+//! );
+//! let mut stream = AcpStream::new(Default::default());
+//! stream.feed(sse.as_bytes());
+//! stream.finish();
+//! let run = stream.run();
+//! assert_eq!(run.status, RunStatus::Completed);
+//! // Streamed text chunks are joined into one part, as ACP clients show them.
+//! let message = &run.output[0];
+//! assert_eq!(message.parts.len(), 2);
+//! assert_eq!(message.text(), "Hello");
+//! // The body view addresses named parts like files.
+//! let body = message.body();
+//! assert_eq!(body.parts[1].name.as_deref(), Some("/sources/1"));
+//! ```
+
+mod assemble;
+mod body;
+mod client;
+mod event;
+mod model;
+
+pub use assemble::{AcpOptions, AcpStream, AcpUpdate, Assembler, Severity};
+pub use body::parts_from_body;
+pub use client::{
+    decode_agents, decode_error, decode_events, decode_run, AcpClient, HttpRequest, Method,
+};
+pub use event::{AcpEvent, RunEventsList};
+pub use model::{
+    AgentManifest, AwaitRequest, AwaitResume, AwaitType, CitationMetadata, ErrorInfo, Message,
+    MessagePart, PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus,
+    ServerErrorCode, TrajectoryMetadata,
+};
+
+use crate::error::ErrorCode;
+use crate::sse::SseError;
+
+/// Errors and warnings of the ACP dialect. Every one keeps the input it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AcpError {
+    /// A JSON text (an event's `data`, a response body) is not JSON.
+    #[error("not valid JSON (line {line}, column {column}): {reason}")]
+    InvalidJson {
+        /// serde_json's description.
+        reason: String,
+        /// 1-based line in `data`.
+        line: usize,
+        /// 1-based column in `data`, in bytes.
+        column: usize,
+        /// The text as received.
+        data: String,
+    },
+    /// JSON of the wrong shape: not an object, a known event `type` without its payload field
+    /// (`run`, `message`, `part`, `generic`, `error`), a field of the wrong type.
+    #[error("wrong shape: {reason}")]
+    InvalidEvent {
+        /// What is wrong.
+        reason: String,
+        /// The text as received.
+        data: String,
+    },
+    /// The SSE layer reported a problem.
+    #[error(transparent)]
+    Sse(#[from] SseError),
+    /// The server reported an error: a `run.failed` run's `error`, or an `error` event.
+    #[error("the agent reported an error: {}: {}", error.code, error.message)]
+    Server {
+        /// The error as reported.
+        error: ErrorInfo,
+    },
+    /// The server answered a request with an HTTP error status; its body is ACP's `Error`.
+    #[error("HTTP {status}: {}: {}", error.code, error.message)]
+    Http {
+        /// The HTTP status code (403, 404, 422, 500…).
+        status: u16,
+        /// The error from the body (when the body is not an `Error`, its text is the message).
+        error: ErrorInfo,
+    },
+    /// The stream ended before the run reached a terminal status (or `awaiting`); what arrived is
+    /// kept and the run is marked `incomplete`.
+    #[error("the stream ended before the run finished (last status: {last_status})")]
+    StreamIncomplete {
+        /// The run's status when the stream ended.
+        last_status: RunStatus,
+    },
+    /// An event with a `type` this version does not know (kept in the update).
+    #[error("unknown event type `{event_type}`")]
+    UnknownEvent {
+        /// The `type` value (`""` when absent).
+        event_type: String,
+        /// The event as received.
+        event: serde_json::Value,
+    },
+    /// A message the server sent whole (`message.completed`, or a run's `output`) differs from what
+    /// the stream assembled; the server's version was taken.
+    #[error("message {index} differs from what its stream assembled")]
+    MessageMismatch {
+        /// The message's position in the run's `output` (0-based).
+        index: usize,
+        /// What the stream had assembled.
+        assembled: Box<Message>,
+    },
+    /// A message assembled from the stream is missing from the run's final `output`; it is kept.
+    #[error("message {index} was streamed but is missing from the run's final output")]
+    MessageMissingFromOutput {
+        /// The message's position in the assembled `output` (0-based).
+        index: usize,
+    },
+    /// A `message.part` arrived with no message open; a message was started for it (role
+    /// `agent/<agent_name>`, as the SDK's server writes).
+    #[error("a message part arrived outside any message")]
+    PartWithoutMessage {
+        /// The part.
+        part: Box<MessagePart>,
+    },
+    /// A message part's content type is not accepted by an agent's manifest.
+    #[error("part {part_index} has content type `{content_type}`, which agent `{agent}` does not accept (accepted: {})", accepted.join(", "))]
+    ContentTypeNotAccepted {
+        /// The agent's name.
+        agent: String,
+        /// The part's position in the message (0-based).
+        part_index: usize,
+        /// The part's content type (`application/octet-stream` when it is `null`).
+        content_type: String,
+        /// The manifest's patterns.
+        accepted: Vec<String>,
+    },
+    /// A manifest's content-type pattern is not a valid pattern.
+    #[error("agent `{agent}` lists an invalid content-type pattern `{pattern}`: {reason}")]
+    InvalidContentTypePattern {
+        /// The agent's name.
+        agent: String,
+        /// The pattern as listed.
+        pattern: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A request could not be written as JSON (a non-finite number in a `serde_json::Value` cannot
+    /// occur, so this is a map with non-string keys or similar).
+    #[error("the request could not be serialized: {reason}")]
+    Unserializable {
+        /// serde_json's description.
+        reason: String,
+    },
+}
+
+impl AcpError {
+    pub(crate) fn from_json(e: serde_json::Error, data: &str) -> Self {
+        match e.classify() {
+            serde_json::error::Category::Data => AcpError::InvalidEvent {
+                reason: e.to_string(),
+                data: data.to_owned(),
+            },
+            _ => AcpError::InvalidJson {
+                reason: e.to_string(),
+                line: e.line(),
+                column: e.column(),
+                data: data.to_owned(),
+            },
+        }
+    }
+}
+
+impl ErrorCode for AcpError {
+    fn code(&self) -> &'static str {
+        match self {
+            AcpError::InvalidJson { .. } => "invalid-json",
+            AcpError::InvalidEvent { .. } => "invalid-event",
+            AcpError::Sse(e) => e.code(),
+            AcpError::Server { .. } => "server-error",
+            AcpError::Http { .. } => "http-error",
+            AcpError::StreamIncomplete { .. } => "stream-incomplete",
+            AcpError::UnknownEvent { .. } => "unknown-event",
+            AcpError::MessageMismatch { .. } => "message-mismatch",
+            AcpError::MessageMissingFromOutput { .. } => "message-missing-from-output",
+            AcpError::PartWithoutMessage { .. } => "part-without-message",
+            AcpError::ContentTypeNotAccepted { .. } => "content-type-not-accepted",
+            AcpError::InvalidContentTypePattern { .. } => "invalid-content-type-pattern",
+            AcpError::Unserializable { .. } => "unserializable",
+        }
+    }
+
+    fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            AcpError::InvalidJson {
+                line, column, data, ..
+            } => json!({ "line": line, "column": column, "data": data }),
+            AcpError::InvalidEvent { reason, data } => json!({ "reason": reason, "data": data }),
+            AcpError::Sse(e) => e.details(),
+            AcpError::Server { error } => json!({ "error": error }),
+            AcpError::Http { status, error } => json!({ "status": status, "error": error }),
+            AcpError::StreamIncomplete { last_status } => json!({ "lastStatus": last_status }),
+            AcpError::UnknownEvent { event_type, event } => {
+                json!({ "eventType": event_type, "event": event })
+            }
+            AcpError::MessageMismatch { index, assembled } => {
+                json!({ "index": index, "assembled": assembled })
+            }
+            AcpError::MessageMissingFromOutput { index } => json!({ "index": index }),
+            AcpError::PartWithoutMessage { part } => json!({ "part": part }),
+            AcpError::ContentTypeNotAccepted {
+                agent,
+                part_index,
+                content_type,
+                accepted,
+            } => json!({
+                "agent": agent,
+                "partIndex": part_index,
+                "contentType": content_type,
+                "accepted": accepted,
+            }),
+            AcpError::InvalidContentTypePattern {
+                agent,
+                pattern,
+                reason,
+            } => json!({ "agent": agent, "pattern": pattern, "reason": reason }),
+            AcpError::Unserializable { reason } => json!({ "reason": reason }),
+        }
+    }
+}

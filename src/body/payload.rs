@@ -1,0 +1,554 @@
+//! The payload validator: a message received as JSON bytes, checked limits first.
+//!
+//! [`validate_payload`] takes untrusted bytes, `{"parts": [<Part>…]}` (the [`Part`] JSON: camelCase,
+//! snake_case aliases accepted; other top-level fields are ignored), and reports everything wrong
+//! with it, cheapest checks first, so that a hostile payload costs little:
+//!
+//! 1. size: more than [`PayloadLimits::max_bytes`] is rejected before anything is read
+//!    (`payload-too-large`);
+//! 2. UTF-8 (`invalid-utf8`, with the byte offset of the first bad byte);
+//! 3. nesting: a linear scan of the bytes (it understands strings and their escapes) rejects arrays
+//!    and objects nested deeper than [`PayloadLimits::max_depth`] *before* the JSON parser sees
+//!    them (`nesting-too-deep`);
+//! 4. JSON syntax (`invalid-json`), then shape (`invalid-message`: not an object with a `parts`
+//!    array);
+//! 5. the number of parts (`too-many-parts`) and each part's size (`part-too-large`), then each
+//!    part's shape (`invalid-part`);
+//! 6. the part model and name rules ([`validate_body`](super::validate_body)'s codes);
+//! 7. the body schema, if one is given ([`BodySchema::validate`]'s codes).
+//!
+//! Steps 1 to 5 stop at their first failure (later steps would be meaningless or too costly);
+//! steps 5 to 7 report every problem of every part.
+//!
+//! # Locations
+//!
+//! Every error says where: `line` and `column` are 1-based, **`column` counts Unicode characters**
+//! (scalar values) from the start of the line, and `offset` is the 0-based **byte** offset in the
+//! input. Errors about a part carry `partIndex` (0-based) and its `name`, and the location where
+//! the part's JSON starts.
+//!
+//! ```
+//! use agentwire::body::{validate_payload, BodySchema, PayloadLimits};
+//! use serde_json::json;
+//!
+//! let schema = BodySchema::from_json(&json!([{"contentType": "text/plain", "required": true}]))?;
+//! let limits = PayloadLimits::default();
+//!
+//! let ok = br#"{"parts": [{"type": "text", "contentType": "text/plain", "content": "hi"}]}"#;
+//! assert!(validate_payload(ok, Some(&schema), &limits).ok);
+//!
+//! let report = validate_payload(b"{\"parts\": [\n  {\"content\": 1,}\n]}", None, &limits);
+//! let e = &report.errors[0];
+//! // serde_json reports a trailing comma at the `}` after it.
+//! assert_eq!((e.code.as_str(), e.line, e.column), ("invalid-json", Some(2), Some(17)));
+//!
+//! let named = br#"{"parts": [
+//!   {"name": "/notes/../x", "contentType": "text/plain", "content": "hi"}
+//! ]}"#;
+//! let report = validate_payload(named, Some(&schema), &limits);
+//! let codes: Vec<_> = report.errors.iter().map(|e| e.code.as_str()).collect();
+//! assert_eq!(codes, ["invalid-part-name", "unexpected-part", "missing-required-part"]);
+//! assert_eq!(report.errors[0].part_index, Some(0));
+//! assert_eq!(report.errors[0].line, Some(2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{BodySchema, Part, Violation, ViolationCode};
+
+/// Limits applied by [`validate_payload`]. All sizes are in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase", default)]
+pub struct PayloadLimits {
+    /// The largest payload, in bytes (default 10 MiB, 10,485,760).
+    pub max_bytes: usize,
+    /// The most parts in a message (default 1,000).
+    pub max_parts: usize,
+    /// The largest part, in bytes of its JSON re-serialized compactly (default 5 MiB, 5,242,880).
+    pub max_part_bytes: usize,
+    /// The deepest nesting of JSON arrays and objects (default 64; the message object is level 1,
+    /// `parts` level 2, a part level 3). serde_json itself stops at 128.
+    pub max_depth: usize,
+}
+
+impl Default for PayloadLimits {
+    fn default() -> Self {
+        Self {
+            max_bytes: 10 * 1024 * 1024,
+            max_parts: 1000,
+            max_part_bytes: 5 * 1024 * 1024,
+            max_depth: 64,
+        }
+    }
+}
+
+/// One problem found by [`validate_payload`]: a stable code, a readable message and a location.
+/// JSON field names are camelCase; absent locations are `null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct PayloadError {
+    /// What is wrong (a stable kebab-case code; see [`ViolationCode`]).
+    pub code: ViolationCode,
+    /// A readable sentence.
+    pub message: String,
+    /// 1-based line in the input.
+    pub line: Option<usize>,
+    /// 1-based column in the input, in Unicode characters.
+    pub column: Option<usize>,
+    /// 0-based byte offset in the input.
+    pub offset: Option<usize>,
+    /// The part concerned (0-based index in `parts`).
+    pub part_index: Option<usize>,
+    /// The part's name (or, for `missing-required-part`, the schema part's name pattern).
+    pub name: Option<String>,
+    /// The part's content type (or, for `missing-required-part`, the schema part's pattern).
+    pub content_type: Option<String>,
+    /// The schema part concerned (0-based index in the schema).
+    pub schema_part: Option<usize>,
+}
+
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)?;
+        if let (Some(l), Some(c)) = (self.line, self.column) {
+            write!(f, " (line {l}, column {c})")?;
+        }
+        Ok(())
+    }
+}
+
+impl From<Violation> for PayloadError {
+    fn from(v: Violation) -> Self {
+        Self {
+            code: v.code,
+            message: v.message,
+            line: None,
+            column: None,
+            offset: None,
+            part_index: v.part_index,
+            name: v.name,
+            content_type: v.content_type,
+            schema_part: v.schema_part,
+        }
+    }
+}
+
+impl PayloadError {
+    fn new(code: ViolationCode, message: String) -> Self {
+        Self {
+            code,
+            message,
+            line: None,
+            column: None,
+            offset: None,
+            part_index: None,
+            name: None,
+            content_type: None,
+            schema_part: None,
+        }
+    }
+
+    fn at(mut self, loc: Option<Location>) -> Self {
+        if let Some(loc) = loc {
+            self.line = Some(loc.line);
+            self.column = Some(loc.column);
+            self.offset = Some(loc.offset);
+        }
+        self
+    }
+}
+
+/// What [`validate_payload`] found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct PayloadReport {
+    /// Whether the payload is a valid message (no errors).
+    pub ok: bool,
+    /// Every problem found, in the order of the [steps](self).
+    pub errors: Vec<PayloadError>,
+}
+
+impl PayloadReport {
+    fn fail(error: PayloadError) -> Self {
+        Self {
+            ok: false,
+            errors: vec![error],
+        }
+    }
+}
+
+/// A place in the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Location {
+    line: usize,
+    column: usize,
+    offset: usize,
+}
+
+/// Locations of increasing byte offsets, computed in one forward pass.
+struct Locator<'a> {
+    text: &'a str,
+    at: Location,
+}
+
+impl<'a> Locator<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            at: Location {
+                line: 1,
+                column: 1,
+                offset: 0,
+            },
+        }
+    }
+
+    /// The location of byte `offset` (moved back to a character boundary, clamped to the end).
+    /// Offsets must not decrease between calls (an earlier one restarts from the beginning).
+    fn locate(&mut self, offset: usize) -> Location {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.at.offset {
+            self.at = Location {
+                line: 1,
+                column: 1,
+                offset: 0,
+            };
+        }
+        let chunk = self.text.get(self.at.offset..offset).unwrap_or("");
+        for c in chunk.chars() {
+            if c == '\n' {
+                self.at.line += 1;
+                self.at.column = 1;
+            } else {
+                self.at.column += 1;
+            }
+        }
+        self.at.offset = offset;
+        self.at
+    }
+
+    /// The location of serde_json's 1-based (line, byte column).
+    fn locate_line_column(&mut self, line: usize, column: usize) -> Location {
+        let mut start = 0;
+        if line > 1 {
+            match memchr::memchr_iter(b'\n', self.text.as_bytes()).nth(line - 2) {
+                Some(nl) => start = nl + 1,
+                None => start = self.text.len(),
+            }
+        }
+        self.locate(start + column.saturating_sub(1))
+    }
+}
+
+/// The result of the byte scan: too deep at an offset, or the start offsets of the elements of
+/// the top-level `parts` array (when its key is written without escapes).
+enum Scan {
+    TooDeep { offset: usize },
+    Ok { part_starts: Vec<usize> },
+}
+
+/// One linear pass over the bytes: nesting depth (strings and escapes understood) and where each
+/// element of the top-level object's `parts` array starts.
+fn scan(bytes: &[u8], max_depth: usize) -> Scan {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut string_start = 0usize;
+    // The last string closed at depth 1 (a key, or a value: only a key is followed by `:`).
+    let mut last_key: Option<(usize, usize)> = None;
+    let mut after_key = false;
+    let mut in_parts = false;
+    let mut expect_element = false;
+    let mut part_starts = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                if depth == 1 {
+                    last_key = Some((string_start + 1, i));
+                }
+            }
+            continue;
+        }
+        if b.is_ascii_whitespace() {
+            continue;
+        }
+        if in_parts && depth == 2 && expect_element && b != b']' {
+            part_starts.push(i);
+            expect_element = false;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                string_start = i;
+            }
+            b':' if depth == 1 => {
+                after_key = last_key.is_some();
+                continue;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Scan::TooDeep { offset: i };
+                }
+                if depth == 2 && b == b'[' && after_key {
+                    let key = last_key.and_then(|(s, e)| bytes.get(s..e));
+                    if key == Some(b"parts".as_slice()) {
+                        in_parts = true;
+                        expect_element = true;
+                        part_starts.clear();
+                    }
+                }
+            }
+            b']' | b'}' => {
+                if depth == 2 {
+                    in_parts = false;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b',' if in_parts && depth == 2 => expect_element = true,
+            _ => {}
+        }
+        if depth <= 1 {
+            after_key = false;
+        }
+    }
+    Scan::Ok { part_starts }
+}
+
+/// An `io::Write` that counts bytes and fails past a limit (to stop serializing early).
+struct Counter {
+    n: usize,
+    limit: usize,
+}
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.n = self.n.saturating_add(buf.len());
+        if self.n > self.limit {
+            return Err(std::io::Error::other("over the limit"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks a message received as JSON bytes: limits, UTF-8, nesting, JSON syntax, shape, the part
+/// model and name rules, and `schema` when given. See the [module docs](self) for the steps, the
+/// codes and how locations are counted. Never panics; the work is linear in the input's size (plus
+/// the schema's patterns times the names' lengths).
+pub fn validate_payload(
+    input: &[u8],
+    schema: Option<&BodySchema>,
+    limits: &PayloadLimits,
+) -> PayloadReport {
+    use ViolationCode as C;
+    if input.len() > limits.max_bytes {
+        return PayloadReport::fail(PayloadError::new(
+            C::PayloadTooLarge,
+            format!(
+                "payload is {} bytes, more than the limit of {}",
+                input.len(),
+                limits.max_bytes
+            ),
+        ));
+    }
+    let text = match std::str::from_utf8(input) {
+        Ok(t) => t,
+        Err(e) => {
+            let offset = e.valid_up_to();
+            let prefix = std::str::from_utf8(input.get(..offset).unwrap_or_default()).unwrap_or("");
+            let loc = Locator::new(prefix).locate(offset);
+            return PayloadReport::fail(
+                PayloadError::new(
+                    C::InvalidUtf8,
+                    format!("payload is not UTF-8: invalid byte at offset {offset}"),
+                )
+                .at(Some(loc)),
+            );
+        }
+    };
+    let mut locator = Locator::new(text);
+    let part_starts = match scan(input, limits.max_depth) {
+        Scan::TooDeep { offset } => {
+            let loc = locator.locate(offset);
+            return PayloadReport::fail(
+                PayloadError::new(
+                    C::NestingTooDeep,
+                    format!(
+                        "JSON nested deeper than {} levels (line {}, column {})",
+                        limits.max_depth, loc.line, loc.column
+                    ),
+                )
+                .at(Some(loc)),
+            );
+        }
+        Scan::Ok { part_starts } => part_starts,
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let loc = locator.locate_line_column(e.line(), e.column());
+            let mut reason = e.to_string();
+            // serde_json appends its own (byte-based) position; ours follows in the fields.
+            if let Some(cut) = reason.find(" at line ") {
+                reason.truncate(cut);
+            }
+            return PayloadReport::fail(
+                PayloadError::new(
+                    C::InvalidJson,
+                    format!(
+                        "payload is not valid JSON (line {}, column {}): {reason}",
+                        loc.line, loc.column
+                    ),
+                )
+                .at(Some(loc)),
+            );
+        }
+    };
+    let parts = match value.get("parts") {
+        Some(Value::Array(parts)) if value.is_object() => parts,
+        _ => {
+            return PayloadReport::fail(PayloadError::new(
+                C::InvalidMessage,
+                "a message is an object with a `parts` array".to_owned(),
+            ))
+        }
+    };
+    if parts.len() > limits.max_parts {
+        let loc = part_starts
+            .get(limits.max_parts)
+            .map(|&o| locator.locate(o));
+        return PayloadReport::fail(
+            PayloadError::new(
+                C::TooManyParts,
+                format!(
+                    "message has {} parts, more than the limit of {}",
+                    parts.len(),
+                    limits.max_parts
+                ),
+            )
+            .at(loc),
+        );
+    }
+    // Where each part starts, when the scan could tell (one forward pass).
+    let locations: Vec<Option<Location>> = if part_starts.len() == parts.len() {
+        part_starts
+            .iter()
+            .map(|&o| Some(locator.locate(o)))
+            .collect()
+    } else {
+        vec![None; parts.len()]
+    };
+    let location = |i: usize| locations.get(i).copied().flatten();
+
+    let mut errors = Vec::new();
+    let mut good: Vec<(usize, Part)> = Vec::with_capacity(parts.len());
+    for (i, v) in parts.iter().enumerate() {
+        let name = v.get("name").and_then(Value::as_str).map(str::to_owned);
+        let label = name.clone().unwrap_or_else(|| format!("part {i}"));
+        let mut counter = Counter {
+            n: 0,
+            limit: limits.max_part_bytes,
+        };
+        if serde_json::to_writer(&mut counter, v).is_err() {
+            let mut e = PayloadError::new(
+                C::PartTooLarge,
+                format!("{label}: part is more than {} bytes", limits.max_part_bytes),
+            )
+            .at(location(i));
+            e.part_index = Some(i);
+            e.name = name;
+            errors.push(e);
+            continue;
+        }
+        match Part::deserialize(v) {
+            Ok(p) => good.push((i, p)),
+            Err(err) => {
+                let mut e =
+                    PayloadError::new(C::InvalidPart, format!("{label}: not a valid part: {err}"))
+                        .at(location(i));
+                e.part_index = Some(i);
+                e.name = name;
+                errors.push(e);
+            }
+        }
+    }
+    let with_location = |v: Violation| {
+        let loc = v.part_index.and_then(location);
+        PayloadError::from(v).at(loc)
+    };
+    errors.extend(
+        super::validate::check_parts(good.iter().map(|(i, p)| (*i, p)))
+            .into_iter()
+            .map(with_location),
+    );
+    if let Some(schema) = schema {
+        errors.extend(
+            schema
+                .check_parts(good.iter().map(|(i, p)| (*i, p)))
+                .into_iter()
+                .map(with_location),
+        );
+    }
+    PayloadReport {
+        ok: errors.is_empty(),
+        errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_finds_part_starts_and_ignores_brackets_in_strings() {
+        let s = br#"{"x": "[[[{", "parts" : [ {"a": "]\"["}, {"b": [1]} ,3 ], "y": [{}]}"#;
+        let Scan::Ok { part_starts } = scan(s, 64) else {
+            panic!("too deep")
+        };
+        let starts: Vec<u8> = part_starts.iter().map(|&i| s[i]).collect();
+        assert_eq!(starts, b"{{3");
+        assert!(matches!(scan(b"[[[", 2), Scan::TooDeep { offset: 2 }));
+        assert!(matches!(scan(br#"["[[[", []]"#, 2), Scan::Ok { .. }));
+        // A value "parts" is not a key.
+        let Scan::Ok { part_starts } = scan(br#"{"k": "parts", "z": [1]}"#, 64) else {
+            panic!()
+        };
+        assert!(part_starts.is_empty());
+    }
+
+    #[test]
+    fn locator_counts_characters() {
+        let text = "é\nab€c";
+        let mut l = Locator::new(text);
+        assert_eq!(
+            l.locate(0),
+            Location {
+                line: 1,
+                column: 1,
+                offset: 0
+            }
+        );
+        let euro = text.find('€').unwrap();
+        assert_eq!(l.locate(euro).column, 3);
+        assert_eq!(l.locate(euro + 1).offset, euro); // back to the boundary
+        assert_eq!(l.locate(text.len()).column, 5);
+        assert_eq!(l.locate_line_column(2, 4).offset, euro); // inside the `€`: back to its start
+        assert_eq!(l.locate_line_column(9, 1).offset, text.len());
+    }
+}

@@ -1,0 +1,827 @@
+//! Folding AgentX packets into logical messages, with live updates.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::body::body_with_status;
+use super::model::{is_message_id, is_tool_call_id, Message, Part, Role};
+use super::packet::{RawPacket, RawPart};
+use super::AgentxError;
+use crate::body::{Body, PartStatus};
+use crate::error::ErrorCode;
+use crate::sse::{SseDecoder, SseError, SseItem, SseOptions};
+use crate::wire::JsonMap;
+
+/// Options of [`Assembler`] and [`AgentxStream`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AssemblerOptions {
+    /// Batched delivery: between two drains (with [`AgentxStream`], within one network chunk when
+    /// the caller drains after every [`feed`](AgentxStream::feed)), consecutive text deltas of the
+    /// same part are merged into one [`StreamUpdate::TextDelta`]. Default `false` (one update per
+    /// packet).
+    pub coalesce: bool,
+    /// Options of the SSE decoder ([`AgentxStream`] only).
+    pub sse: SseOptions,
+}
+
+/// How serious a [`StreamUpdate::Issue`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something odd that was tolerated; the stream goes on.
+    Warning,
+    /// The stream broke.
+    Error,
+}
+
+/// Where a stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum StreamStatus {
+    /// Packets may still come.
+    #[default]
+    Streaming,
+    /// The stream ended (the connection closed on an event boundary).
+    Complete,
+    /// The stream broke; what arrived is kept.
+    Incomplete,
+}
+
+/// A change to the assembled messages, in stream order. JSON: `{"type": "message" | "part" |
+/// "textDelta" | "issue" | "done", …}` with camelCase fields; indexes are 0-based.
+///
+/// Updates never repeat accumulated text: a text packet that continues a text part is a
+/// [`TextDelta`](Self::TextDelta) carrying only the new text, and a part is sent whole only when it
+/// appears, so the work of delivering a stream is linear in its size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum StreamUpdate {
+    /// A logical message began (its first packet arrived), or a packet changed its unknown fields.
+    /// `message` is its envelope: id, role and unknown fields, with `parts` empty (parts arrive as
+    /// their own updates; [`Done`](Self::Done) has everything).
+    Message {
+        /// Position of the message in the stream.
+        message_index: u32,
+        /// The envelope.
+        message: Message,
+    },
+    /// A part was appended to a message.
+    Part {
+        /// Position of the message in the stream.
+        message_index: u32,
+        /// Position of the part in its message.
+        part_index: u32,
+        /// The part as it arrived.
+        part: Part,
+    },
+    /// Text appended to a text part (a text packet continuing it).
+    TextDelta {
+        /// Position of the message in the stream.
+        message_index: u32,
+        /// Position of the text part in its message.
+        part_index: u32,
+        /// The appended text.
+        delta: String,
+    },
+    /// A problem: malformed input (skipped, or kept as [`Part::Other`]), an odd id, a broken stream.
+    Issue {
+        /// Warning (tolerated) or error (the stream broke).
+        severity: Severity,
+        /// The error's stable code (see [`AgentxError`]).
+        code: String,
+        /// A readable message.
+        message: String,
+        /// Structured details, including the offending input.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+        details: serde_json::Value,
+        /// The typed error (Rust only).
+        #[serde(skip)]
+        #[cfg_attr(target_arch = "wasm32", tsify(skip))]
+        error: Box<AgentxError>,
+    },
+    /// The stream ended: its status and every message.
+    Done {
+        /// `complete` or `incomplete`.
+        status: StreamStatus,
+        /// The assembled messages, in stream order.
+        messages: Vec<Message>,
+    },
+}
+
+impl StreamUpdate {
+    fn issue(severity: Severity, error: AgentxError) -> Self {
+        StreamUpdate::Issue {
+            severity,
+            code: error.code().to_owned(),
+            message: error.to_string(),
+            details: error.details(),
+            error: Box::new(error),
+        }
+    }
+}
+
+/// An update waiting to be drained: owned, or a reference into the assembled messages (so text and
+/// parts are neither copied nor allocated until delivered).
+#[derive(Debug, Clone)]
+enum Pending {
+    Owned(StreamUpdate),
+    /// Part `pos` of message `msg`; a text part as it was when `text_len` bytes long.
+    Part {
+        msg: usize,
+        pos: usize,
+        text_len: usize,
+    },
+    /// Bytes `start..end` of text part `pos` of message `msg`.
+    Text {
+        msg: usize,
+        pos: usize,
+        start: usize,
+        end: usize,
+    },
+    Done,
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Folds AgentX packets (SSE `data` payloads) into logical messages, and records a
+/// [`StreamUpdate`] for each change.
+///
+/// Rules (the document's §4, and agentwire's choices, see the [module docs](super#streaming)):
+/// - A packet with an `id` goes to the message with that id, which its first packet creates. A
+///   packet without `id` continues the message the previous packet went to if the roles are the
+///   same, else starts a new message without id.
+/// - The packet's parts are appended in order; a text part first in the packet concatenates onto
+///   the message's last part when that is text (its unknown fields are merged in, without an update
+///   of their own). The packet's unknown message fields are merged into the message.
+/// - Nothing is rejected: malformed packets are skipped and reported with their data; parts of a
+///   known type with the wrong shape are kept as [`Part::Other`] and reported; odd ids and a changed
+///   role are reported. Every report is a [`Severity::Warning`].
+/// - [`finish`](Self::finish) ends the stream `complete`; [`finish_interrupted`](Self::finish_interrupted)
+///   ends it `incomplete` with a [`AgentxError::StreamIncomplete`] error, keeping everything.
+///   Input after the end is ignored.
+#[derive(Debug, Clone, Default)]
+pub struct Assembler {
+    options: AssemblerOptions,
+    messages: Vec<Message>,
+    ids: HashMap<String, usize>,
+    /// The message the last packet went to.
+    last: Option<usize>,
+    pending: Vec<Pending>,
+    /// Open text runs of this batch (coalescing): (message, part, index in `pending`).
+    runs: Vec<(usize, usize, usize)>,
+    status: StreamStatus,
+    packets: u64,
+    /// Reused buffer of [`drain_updates_json`](Self::drain_updates_json).
+    scratch: Vec<u8>,
+}
+
+impl Assembler {
+    /// An empty assembler.
+    pub fn new(options: AssemblerOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// The logical messages assembled so far, in the order their first packets arrived.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The messages, taking them out of the assembler.
+    pub fn into_messages(self) -> Vec<Message> {
+        self.messages
+    }
+
+    /// Message `index` (0-based, stream order) as a [`Body`] (see [`Message::body`]); while the
+    /// stream runs, the last part of the message the last packet went to is `streaming`, and it is
+    /// `incomplete` if the stream broke. `None` if there is no such message.
+    pub fn body(&self, index: usize) -> Option<Body> {
+        let message = self.messages.get(index)?;
+        let last = match self.status {
+            _ if self.last != Some(index) => None,
+            StreamStatus::Streaming => Some(PartStatus::Streaming),
+            StreamStatus::Incomplete => Some(PartStatus::Incomplete),
+            StreamStatus::Complete => None,
+        };
+        Some(body_with_status(message, last))
+    }
+
+    /// Where the stream is.
+    pub fn status(&self) -> StreamStatus {
+        self.status
+    }
+
+    /// Packets applied so far (malformed ones not counted).
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// Whether updates are waiting to be drained.
+    pub fn has_updates(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Applies one packet: an SSE event's `data`, the JSON of one [`Message`]. `[DONE]` is ignored.
+    ///
+    /// # Errors
+    /// Malformed data becomes a [`StreamUpdate::Issue`] ([`AgentxError::InvalidJson`],
+    /// [`AgentxError::InvalidPacket`]) and is skipped; nothing is returned.
+    pub fn push_data(&mut self, data: &str) {
+        if self.status != StreamStatus::Streaming || data == "[DONE]" {
+            return;
+        }
+        match RawPacket::parse(data) {
+            Ok(raw) => self.apply(raw),
+            Err(e) => self.warn(e),
+        }
+    }
+
+    /// Applies `data` if it is a well-formed packet; says whether it was.
+    fn push_if_valid(&mut self, data: &str) -> bool {
+        if self.status != StreamStatus::Streaming {
+            return false;
+        }
+        match RawPacket::parse(data) {
+            Ok(raw) => {
+                self.apply(raw);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Applies one parsed packet.
+    pub fn push_message(&mut self, packet: &Message) {
+        let data = serde_json::to_string(packet).unwrap_or_default();
+        self.push_data(&data);
+    }
+
+    /// Reports an error of the transport or SSE layer as an issue of this stream.
+    pub fn push_issue(&mut self, severity: Severity, error: AgentxError) {
+        self.pending
+            .push(Pending::Owned(StreamUpdate::issue(severity, error)));
+    }
+
+    fn warn(&mut self, error: AgentxError) {
+        self.push_issue(Severity::Warning, error);
+    }
+
+    fn apply(&mut self, raw: RawPacket<'_>) {
+        self.packets = self.packets.saturating_add(1);
+        let RawPacket {
+            id,
+            role,
+            parts,
+            extra,
+        } = raw;
+        let m = self.message_for(id.as_ref().map(|i| &*i.0), &role.0, extra);
+        for (i, part) in parts.into_iter().enumerate() {
+            if i == 0 && self.try_append_text(m, &part) {
+                if part.has_other_fields() {
+                    self.merge_text_extra(m, part.into_text_extra());
+                }
+                continue;
+            }
+            self.push_part(m, part);
+        }
+    }
+
+    /// The message a packet goes to, creating it if needed; the packet's unknown fields are merged
+    /// into it. A new message, or new fields, get a [`StreamUpdate::Message`].
+    fn message_for(&mut self, id: Option<&str>, role: &str, extra: JsonMap) -> usize {
+        let found = match id {
+            Some(id) => match self.last {
+                Some(l) if self.messages.get(l).and_then(|m| m.id.as_deref()) == Some(id) => {
+                    Some(l)
+                }
+                _ => self.ids.get(id).copied(),
+            },
+            None => self.last.filter(|&l| {
+                self.messages
+                    .get(l)
+                    .is_some_and(|m| m.role.as_str() == role)
+            }),
+        };
+        let m = match found {
+            Some(m) => {
+                if let Some(message) = self.messages.get(m) {
+                    if message.role.as_str() != role {
+                        let error = AgentxError::RoleMismatch {
+                            id: message.id.clone().unwrap_or_default(),
+                            role: message.role.clone(),
+                            got: Role::from(role),
+                        };
+                        self.warn(error);
+                    }
+                }
+                if !extra.is_empty() {
+                    self.close_runs_of_message(m);
+                    if let Some(message) = self.messages.get_mut(m) {
+                        message.extra.extend(extra);
+                    }
+                    self.push_envelope(m);
+                }
+                m
+            }
+            None => {
+                let m = self.messages.len();
+                self.messages.push(Message {
+                    id: id.map(str::to_owned),
+                    role: Role::from(role),
+                    parts: Vec::new(),
+                    extra,
+                });
+                self.push_envelope(m);
+                if let Some(id) = id {
+                    if !is_message_id(id) {
+                        self.warn(AgentxError::InvalidId {
+                            field: "id",
+                            value: id.to_owned(),
+                            expected: "msg_ + 32 lowercase hex",
+                        });
+                    }
+                    self.ids.insert(id.to_owned(), m);
+                }
+                m
+            }
+        };
+        self.last = Some(m);
+        m
+    }
+
+    fn push_envelope(&mut self, m: usize) {
+        if let Some(message) = self.messages.get(m) {
+            let envelope = Message {
+                id: message.id.clone(),
+                role: message.role.clone(),
+                parts: Vec::new(),
+                extra: message.extra.clone(),
+            };
+            self.pending.push(Pending::Owned(StreamUpdate::Message {
+                message_index: index(m),
+                message: envelope,
+            }));
+        }
+    }
+
+    /// Appends a text part that comes first in its packet to the message's last part, when both are
+    /// text. Says whether it did.
+    fn try_append_text(&mut self, m: usize, part: &RawPart<'_>) -> bool {
+        let Some(text) = part.as_text() else {
+            return false;
+        };
+        let Some(message) = self.messages.get_mut(m) else {
+            return false;
+        };
+        let pos = message.parts.len().saturating_sub(1);
+        let Some(Part::Text(last)) = message.parts.last_mut() else {
+            return false;
+        };
+        if !text.is_empty() {
+            let start = last.text.len();
+            last.text.push_str(text);
+            let end = last.text.len();
+            self.push_text(m, pos, start, end);
+        }
+        true
+    }
+
+    /// Merges a continuation packet's unknown text-part fields into the message's last part.
+    fn merge_text_extra(&mut self, m: usize, extra: JsonMap) {
+        let Some(pos) = self
+            .messages
+            .get(m)
+            .map(|msg| msg.parts.len().saturating_sub(1))
+        else {
+            return;
+        };
+        // Earlier updates of this part show it as it was.
+        self.materialize_part(m, pos);
+        if let Some(Part::Text(t)) = self
+            .messages
+            .get_mut(m)
+            .and_then(|msg| msg.parts.last_mut())
+        {
+            t.extra.extend(extra);
+        }
+    }
+
+    fn push_part(&mut self, m: usize, raw: RawPart<'_>) {
+        let (part, reason) = raw.into_part();
+        let Some(message) = self.messages.get_mut(m) else {
+            return;
+        };
+        let pos = message.parts.len();
+        let text_len = match &part {
+            Part::Text(t) => t.text.len(),
+            _ => 0,
+        };
+        let invalid = reason.map(|reason| AgentxError::InvalidPart {
+            message_index: index(m),
+            part_index: index(pos),
+            kind: part.type_name().to_owned(),
+            reason,
+            part: match &part {
+                Part::Other(map) => serde_json::Value::Object(map.clone()),
+                other => serde_json::to_value(other).unwrap_or_default(),
+            },
+        });
+        let odd_call_id = match &part {
+            Part::ToolCall(c) if !is_tool_call_id(&c.tool_call_id) => {
+                Some(AgentxError::InvalidId {
+                    field: "tool_call_id",
+                    value: c.tool_call_id.clone(),
+                    expected: "tc_ + 32 lowercase hex",
+                })
+            }
+            _ => None,
+        };
+        message.parts.push(part);
+        self.pending.push(Pending::Part {
+            msg: m,
+            pos,
+            text_len,
+        });
+        if let Some(e) = invalid {
+            self.warn(e);
+        }
+        if let Some(e) = odd_call_id {
+            self.warn(e);
+        }
+    }
+
+    fn push_text(&mut self, msg: usize, pos: usize, start: usize, end: usize) {
+        if self.options.coalesce {
+            if let Some(&(_, _, at)) = self.runs.iter().find(|r| r.0 == msg && r.1 == pos) {
+                if let Some(Pending::Text { end: e, .. }) = self.pending.get_mut(at) {
+                    if *e == start {
+                        *e = end;
+                        return;
+                    }
+                }
+            }
+            self.close_run(msg, pos);
+            self.runs.push((msg, pos, self.pending.len()));
+        }
+        self.pending.push(Pending::Text {
+            msg,
+            pos,
+            start,
+            end,
+        });
+    }
+
+    fn close_run(&mut self, msg: usize, pos: usize) {
+        self.runs.retain(|r| !(r.0 == msg && r.1 == pos));
+    }
+
+    fn close_runs_of_message(&mut self, msg: usize) {
+        self.runs.retain(|r| r.0 != msg);
+    }
+
+    /// Copies out the pending updates of a part about to change in a way ranges cannot express.
+    fn materialize_part(&mut self, msg: usize, pos: usize) {
+        for i in 0..self.pending.len() {
+            let hit = match self.pending.get(i) {
+                Some(
+                    Pending::Part { msg: m, pos: p, .. } | Pending::Text { msg: m, pos: p, .. },
+                ) => *m == msg && *p == pos,
+                _ => false,
+            };
+            if hit {
+                if let Some(update) = self.pending.get(i).and_then(|p| self.materialize(p)) {
+                    if let Some(slot) = self.pending.get_mut(i) {
+                        *slot = Pending::Owned(update);
+                    }
+                }
+            }
+        }
+        self.close_run(msg, pos);
+    }
+
+    /// Ends the stream normally: status `complete`, and a [`StreamUpdate::Done`] with every message.
+    /// Does nothing if the stream already ended.
+    pub fn finish(&mut self) {
+        if self.status == StreamStatus::Streaming {
+            self.status = StreamStatus::Complete;
+            self.pending.push(Pending::Done);
+        }
+    }
+
+    /// Ends a stream that broke (`reason`: what the transport saw, e.g. `network error`): status
+    /// `incomplete`, an [`AgentxError::StreamIncomplete`] error, and a [`StreamUpdate::Done`] with
+    /// everything that arrived. Does nothing if the stream already ended.
+    pub fn finish_interrupted(&mut self, reason: &str) {
+        if self.status == StreamStatus::Streaming {
+            self.status = StreamStatus::Incomplete;
+            self.push_issue(
+                Severity::Error,
+                AgentxError::StreamIncomplete {
+                    reason: reason.to_owned(),
+                    packets: self.packets,
+                },
+            );
+            self.pending.push(Pending::Done);
+        }
+    }
+
+    fn materialize(&self, p: &Pending) -> Option<StreamUpdate> {
+        match p {
+            Pending::Owned(u) => Some(u.clone()),
+            Pending::Part { msg, pos, text_len } => {
+                let part = self.messages.get(*msg)?.parts.get(*pos)?;
+                let part = match part {
+                    Part::Text(t) if t.text.len() > *text_len => {
+                        let mut t = t.clone();
+                        t.text.truncate(*text_len);
+                        Part::Text(t)
+                    }
+                    other => other.clone(),
+                };
+                Some(StreamUpdate::Part {
+                    message_index: index(*msg),
+                    part_index: index(*pos),
+                    part,
+                })
+            }
+            Pending::Text {
+                msg,
+                pos,
+                start,
+                end,
+            } => Some(StreamUpdate::TextDelta {
+                message_index: index(*msg),
+                part_index: index(*pos),
+                delta: self.text_range(*msg, *pos, *start, *end).to_owned(),
+            }),
+            Pending::Done => Some(StreamUpdate::Done {
+                status: self.status,
+                messages: self.messages.clone(),
+            }),
+        }
+    }
+
+    fn text_range(&self, msg: usize, pos: usize, start: usize, end: usize) -> &str {
+        match self.messages.get(msg).and_then(|m| m.parts.get(pos)) {
+            Some(Part::Text(t)) => t.text.get(start..end).unwrap_or(""),
+            _ => "",
+        }
+    }
+
+    /// Takes the updates recorded since the last drain, in order.
+    pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
+        let pending = std::mem::take(&mut self.pending);
+        self.runs.clear();
+        pending.iter().filter_map(|p| self.materialize(p)).collect()
+    }
+
+    /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
+    /// `StreamUpdate[]`) without materializing them, and clears them.
+    pub fn drain_updates_json(&mut self, out: &mut String) {
+        // Each update is written into one reused buffer, so draining allocates nothing per update.
+        let mut scratch = std::mem::take(&mut self.scratch);
+        out.push('[');
+        let mut first = true;
+        for p in &self.pending {
+            if let Pending::Part { msg, pos, .. } = p {
+                if self
+                    .messages
+                    .get(*msg)
+                    .and_then(|m| m.parts.get(*pos))
+                    .is_none()
+                {
+                    continue;
+                }
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            match p {
+                Pending::Owned(u) => write_json(&mut scratch, out, u),
+                Pending::Part { msg, pos, text_len } => {
+                    let part = self.messages.get(*msg).and_then(|m| m.parts.get(*pos));
+                    let view = match part {
+                        Some(Part::Text(t)) => Some(PartView::Text(TextView {
+                            kind: "text",
+                            text: t.text.get(..*text_len).unwrap_or(&t.text),
+                            extra: &t.extra,
+                        })),
+                        Some(other) => Some(PartView::Whole(other)),
+                        None => None,
+                    };
+                    let update = view.map(|part| PartRef {
+                        kind: "part",
+                        message_index: index(*msg),
+                        part_index: index(*pos),
+                        part,
+                    });
+                    write_json(&mut scratch, out, &update);
+                }
+                Pending::Text {
+                    msg,
+                    pos,
+                    start,
+                    end,
+                } => write_json(
+                    &mut scratch,
+                    out,
+                    &TextDeltaRef {
+                        kind: "textDelta",
+                        message_index: index(*msg),
+                        part_index: index(*pos),
+                        delta: self.text_range(*msg, *pos, *start, *end),
+                    },
+                ),
+                Pending::Done => write_json(
+                    &mut scratch,
+                    out,
+                    &DoneRef {
+                        kind: "done",
+                        status: self.status,
+                        messages: &self.messages,
+                    },
+                ),
+            }
+        }
+        out.push(']');
+        self.pending.clear();
+        self.runs.clear();
+        self.scratch = scratch;
+    }
+}
+
+/// Appends `value` as JSON to `out` (`null` if it cannot be written), through `scratch`.
+fn write_json<T: Serialize>(scratch: &mut Vec<u8>, out: &mut String, value: &T) {
+    scratch.clear();
+    let text = match serde_json::to_writer(&mut *scratch, value) {
+        Ok(()) => std::str::from_utf8(scratch).unwrap_or("null"),
+        Err(_) => "null",
+    };
+    out.push_str(text);
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TextDeltaRef<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message_index: u32,
+    part_index: u32,
+    delta: &'a str,
+}
+
+#[derive(Serialize)]
+struct TextView<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(flatten)]
+    extra: &'a JsonMap,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PartView<'a> {
+    Whole(&'a Part),
+    Text(TextView<'a>),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PartRef<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message_index: u32,
+    part_index: u32,
+    part: PartView<'a>,
+}
+
+#[derive(Serialize)]
+struct DoneRef<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    status: StreamStatus,
+    messages: &'a [Message],
+}
+
+/// SSE decoding and assembly in one: bytes of an AgentX response (`text/event-stream`, one packet
+/// per event `data`) in, updates and the assembled messages out. This is what the JavaScript client
+/// runs on every network chunk.
+#[derive(Debug, Clone, Default)]
+pub struct AgentxStream {
+    sse: SseDecoder,
+    assembler: Assembler,
+}
+
+impl AgentxStream {
+    /// A new stream.
+    pub fn new(options: AssemblerOptions) -> Self {
+        Self {
+            sse: SseDecoder::with_options(options.sse),
+            assembler: Assembler::new(options),
+        }
+    }
+
+    /// Decodes and applies the next chunk of bytes (any split: the result does not depend on where
+    /// chunks begin and end).
+    ///
+    /// # Errors
+    /// Problems become [`StreamUpdate::Issue`]s (SSE errors, malformed packets); decoding goes on.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let assembler = &mut self.assembler;
+        self.sse.feed(bytes, &mut |item| match item {
+            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Retry(_) => {}
+            SseItem::Error(e) => assembler.push_issue(Severity::Warning, e.into()),
+        });
+    }
+
+    /// The connection closed: ends the stream. If it closed inside an SSE event (bytes after the
+    /// last blank line), that is reported ([`SseError::IncompleteEvent`], a warning with what it
+    /// held), the event's data is still applied if it is a whole packet, and the stream ends
+    /// `incomplete` ([`AgentxError::StreamIncomplete`]); otherwise it ends `complete`.
+    pub fn finish(&mut self) {
+        let assembler = &mut self.assembler;
+        let mut broke = false;
+        self.sse.finish(&mut |item| match item {
+            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Retry(_) => {}
+            SseItem::Error(e) => {
+                let salvage = match &e {
+                    SseError::IncompleteEvent {
+                        data, truncated, ..
+                    } => {
+                        broke = true;
+                        (!*truncated && !data.is_empty()).then(|| data.clone())
+                    }
+                    _ => None,
+                };
+                assembler.push_issue(Severity::Warning, e.into());
+                if let Some(data) = salvage {
+                    assembler.push_if_valid(&data);
+                }
+            }
+        });
+        if broke {
+            self.assembler
+                .finish_interrupted("the stream ended inside an SSE event");
+        } else {
+            self.assembler.finish();
+        }
+    }
+
+    /// The transport failed (`reason`: what it saw): ends the stream `incomplete`, keeping
+    /// everything (see [`Assembler::finish_interrupted`]). Bytes held by the SSE decoder are dropped.
+    pub fn finish_interrupted(&mut self, reason: &str) {
+        self.sse.reset();
+        self.assembler.finish_interrupted(reason);
+    }
+
+    /// Where the stream is.
+    pub fn status(&self) -> StreamStatus {
+        self.assembler.status()
+    }
+
+    /// The logical messages assembled so far.
+    pub fn messages(&self) -> &[Message] {
+        self.assembler.messages()
+    }
+
+    /// Message `index` as a body (see [`Assembler::body`]).
+    pub fn body(&self, index: usize) -> Option<Body> {
+        self.assembler.body(index)
+    }
+
+    /// The SSE decoder (last event id, retry).
+    pub fn sse(&self) -> &SseDecoder {
+        &self.sse
+    }
+
+    /// The assembler.
+    pub fn assembler(&self) -> &Assembler {
+        &self.assembler
+    }
+
+    /// The assembler, mutably (to drain updates as JSON).
+    pub fn assembler_mut(&mut self) -> &mut Assembler {
+        &mut self.assembler
+    }
+
+    /// Takes the updates recorded since the last drain.
+    pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
+        self.assembler.drain_updates()
+    }
+}

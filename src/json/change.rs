@@ -1,0 +1,138 @@
+//! The change feed of [`PartialJson`](super::PartialJson): what one push changed, small enough to
+//! forward to JavaScript instead of the whole value.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One step of a path into a JSON value: an object member's key or an array element's index
+/// (0-based). Serializes as a bare string or number, so a path reads `["files", 0, "path"]` in
+/// JavaScript.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum PathSegment {
+    /// An array index, 0-based.
+    Index(usize),
+    /// An object key, decoded (no JSON escapes).
+    Key(String),
+}
+
+impl std::fmt::Display for PathSegment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathSegment::Index(i) => write!(f, "{i}"),
+            PathSegment::Key(k) => f.write_str(k),
+        }
+    }
+}
+
+/// A change made by one [`push`](super::PartialJson::push), to replay on a copy of the value.
+///
+/// JSON shape (camelCase, tagged by `op`): `{"op": "set", "path": ["a", 0], "value": …}` or
+/// `{"op": "append", "path": ["a"], "value": "more text"}`. An empty path is the root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum PartialChange {
+    /// A value appeared at `path`, or replaced the value there (an open number that grew, or a
+    /// duplicate object key). In an array, `path` ends with the index of the new element, which is
+    /// the array's length before it (or an existing index when replacing). New arrays and objects
+    /// are set empty; their members follow as further changes.
+    Set {
+        /// Where, from the root.
+        path: Vec<PathSegment>,
+        /// The new value: a scalar, `""` for a string that just opened, or `[]` / `{}`.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+        value: Value,
+    },
+    /// Text appended to the string at `path` (only the new piece, decoded).
+    Append {
+        /// Where the string is, from the root.
+        path: Vec<PathSegment>,
+        /// The text to append.
+        value: String,
+    },
+}
+
+impl PartialChange {
+    /// The path the change applies to.
+    pub fn path(&self) -> &[PathSegment] {
+        match self {
+            PartialChange::Set { path, .. } | PartialChange::Append { path, .. } => path,
+        }
+    }
+
+    /// Applies the change to `target` (the consumer's copy of the value, `None` before the first
+    /// change): the reference for how a JavaScript consumer applies them. Returns `false` (and
+    /// changes nothing) when the change does not fit the target: a path that does not exist, an
+    /// index past the end of an array, or an append to something that is not a string. Changes
+    /// from a [`PartialJson`](super::PartialJson), applied in order to a copy that followed all
+    /// earlier ones, always fit.
+    pub fn apply(&self, target: &mut Option<Value>) -> bool {
+        let path = self.path();
+        let Some((last, parents)) = path.split_last() else {
+            return match self {
+                PartialChange::Set { value, .. } => {
+                    *target = Some(value.clone());
+                    true
+                }
+                PartialChange::Append { value, .. } => match target {
+                    Some(Value::String(s)) => {
+                        s.push_str(value);
+                        true
+                    }
+                    _ => false,
+                },
+            };
+        };
+        let Some(mut cur) = target.as_mut() else {
+            return false;
+        };
+        for seg in parents {
+            let next = match (seg, cur) {
+                (PathSegment::Index(i), Value::Array(a)) => a.get_mut(*i),
+                (PathSegment::Key(k), Value::Object(m)) => m.get_mut(k.as_str()),
+                _ => None,
+            };
+            match next {
+                Some(v) => cur = v,
+                None => return false,
+            }
+        }
+        match (self, last, cur) {
+            (PartialChange::Set { value, .. }, PathSegment::Index(i), Value::Array(a)) => {
+                if *i == a.len() {
+                    a.push(value.clone());
+                } else if let Some(slot) = a.get_mut(*i) {
+                    *slot = value.clone();
+                } else {
+                    return false;
+                }
+                true
+            }
+            (PartialChange::Set { value, .. }, PathSegment::Key(k), Value::Object(m)) => {
+                m.insert(k.clone(), value.clone());
+                true
+            }
+            (PartialChange::Append { value, .. }, PathSegment::Index(i), Value::Array(a)) => {
+                match a.get_mut(*i) {
+                    Some(Value::String(s)) => {
+                        s.push_str(value);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            (PartialChange::Append { value, .. }, PathSegment::Key(k), Value::Object(m)) => {
+                match m.get_mut(k.as_str()) {
+                    Some(Value::String(s)) => {
+                        s.push_str(value);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+}
