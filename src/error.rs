@@ -16,3 +16,14 @@ pub trait ErrorCode: std::error::Error {
         serde_json::Value::Null
     }
 }
+
+/// How serious a stream issue is (the `severity` of every dialect's `issue` update).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something odd that was tolerated; the stream goes on and nothing was lost.
+    Warning,
+    /// The response failed or the stream broke.
+    Error,
+}

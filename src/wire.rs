@@ -30,9 +30,17 @@ pub const JSON_VALUE_TS: &str = "export type JsonValue = null | boolean | number
 /// ```
 /// expands to `enum Role { Assistant, User, Other(String) }` with `as_str()`, `From<&str>`,
 /// `Serialize`, `Deserialize` and a `TS_TYPE` constant holding the TypeScript declaration.
+/// `Role as "AgentxRole" { … }` names the TypeScript type differently (dialects other than the
+/// Agent API prefix theirs, so that every name in the package's `.d.ts` is unique).
 #[macro_export]
 macro_rules! wire_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($body:tt)+ }) => {
+        $crate::wire_enum! { @impl $(#[$meta])* $name, stringify!($name), { $($body)+ } }
+    };
+    ($(#[$meta:meta])* $name:ident as $ts:literal { $($body:tt)+ }) => {
+        $crate::wire_enum! { @impl $(#[$meta])* $name, $ts, { $($body)+ } }
+    };
+    (@impl $(#[$meta:meta])* $name:ident, $ts:expr, { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -45,7 +53,7 @@ macro_rules! wire_enum {
         impl $name {
             /// The TypeScript declaration of this type: its known literals, open to others.
             pub const TS_TYPE: &'static str = concat!(
-                "export type ", stringify!($name), " = ",
+                "export type ", $ts, " = ",
                 $("\"", $wire, "\" | ",)+
                 "(string & {});"
             );

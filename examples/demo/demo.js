@@ -197,7 +197,10 @@ async function run(prompt) {
   stop.disabled = false;
   setStatus("streaming", "Streaming…");
   const view = new View();
-  const client = new AgentClient({ baseUrl: location.origin });
+  // ?pace=MS slows the reference agent down; ?endpoint=/path points at another endpoint.
+  const params = new URLSearchParams(location.search);
+  const endpoint = (params.get("endpoint") ?? "/process") + (params.has("pace") ? `?pace_ms=${params.get("pace")}` : "");
+  const client = new AgentClient({ baseUrl: location.origin, endpoint });
   const request = new RequestBuilder().text("user", prompt).sessionId("demo").build();
   const stream = client.stream(
     request,

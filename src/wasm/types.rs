@@ -27,3 +27,27 @@ const PART_KIND: &str = crate::body::PartKind::TS_TYPE;
 const CONTENT_ENCODING: &str = crate::body::ContentEncoding::TS_TYPE;
 #[wasm_bindgen(typescript_custom_section)]
 const PART_STATUS: &str = crate::body::PartStatus::TS_TYPE;
+#[wasm_bindgen(typescript_custom_section)]
+const VIOLATION_CODE: &str = crate::body::ViolationCode::TS_TYPE;
+
+#[cfg(feature = "agentx")]
+mod agentx {
+    use super::*;
+    use crate::dialect::agentx as x;
+
+    #[wasm_bindgen(typescript_custom_section)]
+    const ROLE: &str = x::Role::TS_TYPE;
+    #[wasm_bindgen(typescript_custom_section)]
+    const TOOL_ERROR_TYPE: &str = x::ToolErrorType::TS_TYPE;
+}
+
+#[cfg(feature = "atlas")]
+mod atlas {
+    use super::*;
+    use crate::dialect::atlas as t;
+
+    #[wasm_bindgen(typescript_custom_section)]
+    const TOOL_STATUS: &str = t::ToolStatus::TS_TYPE;
+    #[wasm_bindgen(typescript_custom_section)]
+    const MESSAGE_TYPE: &str = t::MessageType::TS_TYPE;
+}

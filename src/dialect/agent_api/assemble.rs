@@ -10,6 +10,7 @@ use super::model::{
 };
 use super::AgentApiError;
 use crate::error::ErrorCode;
+pub use crate::error::Severity;
 use crate::sse::{SseDecoder, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
@@ -22,17 +23,6 @@ pub struct AssemblerOptions {
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AgentStream`] only).
     pub sse: SseOptions,
-}
-
-/// How serious a [`StreamUpdate::Issue`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Something odd that was tolerated; the stream goes on and nothing was lost.
-    Warning,
-    /// The response failed or the stream broke.
-    Error,
 }
 
 /// A change to the assembled response, in stream order.

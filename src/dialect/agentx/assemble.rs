@@ -1,5 +1,6 @@
 //! Folding AgentX packets into logical messages, with live updates.
 
+pub use crate::error::Severity;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -25,20 +26,13 @@ pub struct AssemblerOptions {
     pub sse: SseOptions,
 }
 
-/// How serious a [`StreamUpdate::Issue`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Something odd that was tolerated; the stream goes on.
-    Warning,
-    /// The stream broke.
-    Error,
-}
-
 /// Where a stream is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 #[serde(rename_all = "lowercase")]
 pub enum StreamStatus {
     /// Packets may still come.
@@ -57,7 +51,11 @@ pub enum StreamStatus {
 /// [`TextDelta`](Self::TextDelta) carrying only the new text, and a part is sent whole only when it
 /// appears, so the work of delivering a stream is linear in its size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
@@ -94,6 +92,7 @@ pub enum StreamUpdate {
     /// A problem: malformed input (skipped, or kept as [`Part::Other`]), an odd id, a broken stream.
     Issue {
         /// Warning (tolerated) or error (the stream broke).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "Severity"))]
         severity: Severity,
         /// The error's stable code (see [`AgentxError`]).
         code: String,

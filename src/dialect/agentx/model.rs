@@ -16,7 +16,7 @@ use crate::wire_enum;
 wire_enum! {
     /// Who wrote a message (`role`). The document allows `"user" | "assistant"`; any other value is
     /// kept as [`Role::Other`].
-    Role {
+    Role as "AgentxRole" {
         /// `user`
         User = "user",
         /// `assistant`
@@ -27,7 +27,7 @@ wire_enum! {
 wire_enum! {
     /// Why a tool call failed (`ToolErrorPart.error_type`): the document's `"VALIDATION" |
     /// "EXECUTION"` (upper case on the wire), any other value kept as [`ToolErrorType::Other`].
-    ToolErrorType {
+    ToolErrorType as "AgentxToolErrorType" {
         /// `VALIDATION`: the call did not match the tool's schema and was not run (the
         /// self-correction loop, `docs/03-tool-call.md` step 4).
         Validation = "VALIDATION",
@@ -45,7 +45,11 @@ wire_enum! {
 /// may be absent (the document's example flows leave it out) or `null` (read as absent, written as
 /// absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct Message {
     /// `msg_` and 32 lowercase hex digits (the document's default is `f"msg_{uuid.uuid4().hex}"`);
     /// see [`is_message_id`]. `None` when the sender left it out.
@@ -80,7 +84,8 @@ pub struct Message {
     target_arch = "wasm32",
     derive(tsify::Tsify),
     tsify(
-        type = "({ type: \"text\" } & TextPart) | ({ type: \"tool_call\" } & ToolCallPart) | ({ type: \"tool_result\" } & ToolResultPart) | ({ type: \"tool_error\" } & ToolErrorPart) | ({ type: string } & Record<string, JsonValue>)"
+        type = "({ type: \"text\" } & AgentxTextPart) | ({ type: \"tool_call\" } & AgentxToolCallPart) | ({ type: \"tool_result\" } & AgentxToolResultPart) | ({ type: \"tool_error\" } & AgentxToolErrorPart) | ({ type: string } & Record<string, JsonValue>)",
+        type_prefix = "Agentx"
     )
 )]
 #[serde(tag = "type")]
@@ -107,7 +112,11 @@ pub enum Part {
 /// `TextPart {type: "text", text}`. While a message streams, consecutive text packets concatenate
 /// into one text part.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct TextPart {
     /// The text.
     pub text: String,
@@ -120,7 +129,11 @@ pub struct TextPart {
 /// `ToolCallPart {type: "tool_call", tool_call_id, tool_name, args}`: a request to run `tool_name`
 /// with `args`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct ToolCallPart {
     /// `tc_` and 32 lowercase hex digits (the document's default is `f"tc_{uuid.uuid4().hex}"`); see
     /// [`is_tool_call_id`]. Results and errors refer to the call by it.
@@ -139,7 +152,11 @@ pub struct ToolCallPart {
 
 /// `ToolResultPart {type: "tool_result", tool_call_id, result}`: a tool's successful result.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct ToolResultPart {
     /// The call this answers.
     pub tool_call_id: String,
@@ -154,7 +171,11 @@ pub struct ToolResultPart {
 
 /// `ToolErrorPart {type: "tool_error", tool_call_id, error_type, message}`: a tool call that failed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct ToolErrorPart {
     /// The call that failed.
     pub tool_call_id: String,
@@ -176,7 +197,11 @@ pub struct ToolErrorPart {
 /// oldest first, the new user message last. Unknown fields are kept in [`extra`](Self::extra), so a
 /// server's own fields (a session id, say) can be added and survive a round trip.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Agentx")
+)]
 pub struct ChatRequest {
     /// The conversation, oldest first.
     pub messages: Vec<Message>,

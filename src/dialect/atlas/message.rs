@@ -54,7 +54,7 @@ pub enum MessageType {
 
 impl MessageType {
     /// The TypeScript declaration of this type: its known literals, open to others.
-    pub const TS_TYPE: &'static str = "export type MessageType = \"query\" | \"task\" | \"response\" | \"result\" | \"error\" | \"status\" | \"tool_request\" | \"tool_response\" | (string & {});";
+    pub const TS_TYPE: &'static str = "export type AtlasMessageType = \"query\" | \"task\" | \"response\" | \"result\" | \"error\" | \"status\" | \"tool_request\" | \"tool_response\" | (string & {});";
 
     /// The wire string (lowercase for the known types; `Other` as sent).
     pub fn as_str(&self) -> &str {
@@ -116,7 +116,7 @@ impl<'de> Deserialize<'de> for MessageType {
 wire_enum! {
     /// How a tool execution went (a tool result's `status`). Reading is exact (case-sensitive), as
     /// in the reference.
-    ToolStatus {
+    ToolStatus as "AtlasToolStatus" {
         /// `"success"`: `result` holds the tool's output.
         Success = "success",
         /// `"error"`: the tool failed; `error` says why (`result` is usually `null`).
@@ -153,7 +153,11 @@ pub(crate) const MESSAGE_FIELDS: [&str; 8] = [
 /// Reading: `id` is generated (a UUID v4) when missing or `null`, as the reference's constructor
 /// does; `name` (a string) and `arguments` (an object) are required.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Atlas")
+)]
 pub struct ToolCall {
     /// The call's id (the reference generates a UUID v4); a [`ToolResult::call_id`] refers to it.
     pub id: String,
@@ -176,7 +180,11 @@ pub struct ToolCall {
 /// Writing: `error` is always written, `null` when `None`, as the reference's `add_tool_result`
 /// does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Atlas")
+)]
 pub struct ToolResult {
     /// The tool's name.
     pub name: String,
@@ -232,7 +240,11 @@ pub struct ToolResult {
 /// [`from_json`](Self::from_json), not `serde_json::from_str`: serde_json's default float parsing
 /// can be one ULP off (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Atlas")
+)]
 pub struct StructuredMessage {
     /// The main text content.
     pub content: String,
@@ -272,7 +284,11 @@ pub struct StructuredMessage {
 /// | unknown tool result `status` | kept (`ToolStatus::Other`) | `unknown-tool-status` |
 /// | missing `metadata`, `task_id`, `timestamp` | `{}`, a new UUID v4, now | `missing-field` (as the reference's `from_dict`) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Atlas")
+)]
 pub struct ReadOptions {
     /// Reject unknown message types and tool statuses, and require `metadata`, `task_id` and
     /// `timestamp` (default `false`).

@@ -1,0 +1,67 @@
+// The live demo page in headless Chromium, streaming from the reference server.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { launch, newPage } from "./chromium.mjs";
+import { root, server } from "../helpers.mjs";
+
+let browser;
+before(async () => (browser = await launch()));
+after(async () => browser?.close());
+
+test("the demo streams a response: text, tool card, table, image, sources, final status", async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server()}/?pace=15`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.fill("#prompt", "Will it rain in Paris?");
+  await page.click("#send");
+  // Streaming is visible before the end: the stop button is enabled while text grows.
+  await page.waitForSelector("#stop:not([disabled])");
+  await page.waitForSelector("#status[data-status=completed]", { timeout: 20000 });
+
+  const answer = await page.textContent("article[data-type=message] .text");
+  assert.equal(answer, "You asked: “Will it rain in Paris?”. In Paris it is 21 °C and sunny today.");
+  const card = await page.textContent("article[data-type=function_call]");
+  assert.match(card, /Tool call: get_weather/);
+  assert.match(card, /\{"city": "Paris", "unit": "celsius"\}/);
+  assert.match(card, /→ \{"temp_c": 21, "sky": "sunny"\}/);
+  assert.equal(await page.locator("article[data-type=message] table tr").count(), 4);
+  assert.match(await page.getAttribute("article[data-type=message] img", "src"), /^data:image\/svg\+xml;base64,/);
+  assert.deepEqual(await page.locator("#sources a").allTextContents(), [
+    "https://example.com/weather/paris",
+    "https://example.org/climate/europe",
+  ]);
+  assert.equal(await page.textContent("#status"), "Done: completed");
+  assert.deepEqual(page.pageErrors, []);
+  mkdirSync(join(root, "target"), { recursive: true });
+  await page.screenshot({ path: join(root, "target/demo.png"), fullPage: true });
+  await page.close();
+});
+
+test("the stop button aborts the stream and says so", async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server()}/?pace=150`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click("#send");
+  await page.waitForSelector("article[data-type=reasoning] .text");
+  await page.click("#stop");
+  await page.waitForSelector("#status[data-status=aborted]");
+  const partial = await page.textContent("article[data-type=reasoning] .text");
+  await page.waitForTimeout(600);
+  assert.equal(await page.textContent("article[data-type=reasoning] .text"), partial, "nothing renders after stop");
+  assert.equal(await page.locator("article[data-type=message]").count(), 0);
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+});
+
+test("errors are shown clearly", async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server()}/?endpoint=/no-such-agent`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click("#send");
+  await page.waitForSelector("#status[data-status=error]");
+  const error = await page.textContent("#errors .error");
+  assert.match(error, /^http-status: the server answered HTTP 4\d\d/);
+  await page.close();
+});

@@ -1,0 +1,112 @@
+// The packed tarball, installed as a user would: a fresh Node project (running the README's usage
+// example) and a fresh Vite app (built, served, opened in Chromium).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, createReadStream, existsSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
+import { pkgDir, root, server } from "../helpers.mjs";
+import { launch, newPage } from "../browser/chromium.mjs";
+
+let work, tarball;
+const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"] }).toString();
+const npm = (args, cwd) => sh("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], cwd);
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), "agentwire-packaging-"));
+  const name = sh("npm", ["pack", pkgDir, "--pack-destination", work, "--loglevel=error"], work).trim().split("\n").at(-1);
+  tarball = join(work, name);
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The README's usage example (the ```js block after "## Use"). */
+function readmeExample() {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const m = readme.match(/<!-- readme-example -->\s*```js\n([\s\S]*?)```/);
+  assert.ok(m, "README has a usage example marked <!-- readme-example -->");
+  return m[1];
+}
+
+test("the tarball holds the three entry points, types and wasm, and nothing else", () => {
+  const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
+  for (const f of ["package.json", "README.md", "dist/web.js", "dist/web.d.ts", "dist/node.js", "dist/bundler.js",
+    "web/agentwire_bg.wasm", "node/agentwire_bg.wasm", "bundler/agentwire_bg.wasm"]) assert.ok(files.includes(f), f);
+  assert.ok(!files.some((f) => f.startsWith("src/") || f.includes("tsconfig")), files.join(" "));
+});
+
+test("a fresh Node project installs the tarball and runs the README example", () => {
+  const app = join(work, "node-app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "node-app", private: true, type: "module" }));
+  npm(["install", tarball], app);
+  const example = readmeExample().replaceAll("http://127.0.0.1:8787", server());
+  writeFileSync(join(app, "example.mjs"), example);
+  const out = sh("node", ["example.mjs"], app);
+  assert.match(out, /completed/);
+  assert.match(out, /You asked: “What is the weather in Paris\?”/);
+  // Every documented entry point resolves.
+  const check = `
+    const a = await import("agentwire"); const n = await import("agentwire/node");
+    if (a.AgentClient !== n.AgentClient) throw new Error("node condition");
+    await import("agentwire/package.json", { with: { type: "json" } });
+    console.log("ok");`;
+  writeFileSync(join(app, "entries.mjs"), check);
+  assert.equal(sh("node", ["entries.mjs"], app).trim(), "ok");
+});
+
+function serveStatic(dir) {
+  const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
+  const srv = createServer((req, res) => {
+    const path = join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname));
+    const file = existsSync(path) && !path.endsWith("/") ? path : join(dir, "index.html");
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => srv.listen(0, "127.0.0.1", () => resolve(srv)));
+}
+
+test("a fresh Vite 7 app bundles the package and streams from the reference server in Chromium", async () => {
+  const app = join(work, "vite-app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "vite-app", private: true, type: "module" }));
+  npm(["install", "vite@7.3.8", tarball], app);
+  writeFileSync(join(app, "index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>`);
+  writeFileSync(join(app, "main.js"), `
+    import init, { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } from "agentwire";
+    const out = document.getElementById("out");
+    try {
+      await init();
+      const d = new AgentStreamDecoder();
+      d.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"hi"}\\n\\n'));
+      const decoded = d.response().output[0].content[0].text;
+      const server = new URLSearchParams(location.search).get("server");
+      const client = new AgentClient({ baseUrl: server });
+      let deltas = "";
+      const r = await client.stream(new RequestBuilder().text("user", "from vite").build(), { onTextDelta: (t) => (deltas += t) }).response;
+      out.textContent = JSON.stringify({ decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error });
+    } catch (e) {
+      out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
+    }
+  `);
+  sh(join(app, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], app);
+  const srv = await serveStatic(join(app, "dist"));
+  const browser = await launch();
+  try {
+    const page = await newPage(browser);
+    await page.goto(`http://127.0.0.1:${srv.address().port}/?server=${encodeURIComponent(server())}`);
+    await page.waitForFunction(() => document.getElementById("out").textContent !== "loading", null, { timeout: 20000 });
+    const result = await page.textContent("#out");
+    assert.ok(result.startsWith("{"), result);
+    const r = JSON.parse(result);
+    assert.equal(r.decoded, "hi");
+    assert.equal(r.status, "completed");
+    assert.match(r.deltas, /You asked: “from vite”/);
+    assert.equal(r.isError, true);
+    assert.deepEqual(page.pageErrors, []);
+  } finally {
+    await browser.close();
+    srv.close();
+  }
+});
