@@ -1,24 +1,8 @@
 //! Body schemas: which parts a message may have and which it must have.
 //!
-//! A schema is a list of schema parts, each a `name` pattern (absent: the schema part is about
-//! *unnamed* parts), a `contentType` pattern (default `*/*`) and `required` (default `false`).
-//! Source: the message-body proposal, whose JSON shape is accepted as is:
-//!
-//! ```json
-//! {"parts": [
-//!   {"contentType": "text/{plain,markdown}", "required": true},
-//!   {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
-//! ]}
-//! ```
-//!
-//! A bare array of schema parts (`[{…}, …]`, as run descriptions carry it under `"schema"`) is
-//! accepted too; `content_type` is accepted for `contentType`; other fields are ignored (so a
-//! schema may carry a `description`).
-//!
-//! A message is valid when **every part matches at least one schema part** and **every `required`
-//! schema part is matched by at least one part**. A part matches a schema part when both are
-//! unnamed or the part's name matches the schema part's `name` pattern, and its content type
-//! matches the `contentType` pattern (ASCII case-insensitive, parameters ignored).
+//! [`BodySchema`] says which parts a message may have and which it must have; its documentation
+//! gives the JSON shape (the message-body proposal's) and the rules. [`SchemaWatch`] applies it
+//! while a message streams.
 //!
 //! ```
 //! use agentwire::body::{Body, BodySchema, Part, PartKind, ViolationCode};
@@ -261,7 +245,28 @@ fn shape_error(pointer: String, reason: &str) -> BodyError {
     }
 }
 
-/// A compiled body schema (the proposal's `{"parts": [...]}`). See the [module docs](self).
+/// A compiled body schema (the proposal's `{"parts": [...]}`).
+///
+/// A schema is a list of schema parts, each a `name` pattern (absent: the schema part is about
+/// *unnamed* parts), a `contentType` pattern (default `*/*`) and `required` (default `false`).
+/// Source: the message-body proposal, whose JSON shape is accepted as is:
+///
+/// ```json
+/// {"parts": [
+///   {"contentType": "text/{plain,markdown}", "required": true},
+///   {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
+/// ]}
+/// ```
+///
+/// A bare array of schema parts (`[{…}, …]`, as run descriptions carry it under `"schema"`) is
+/// accepted too; `content_type` is accepted for `contentType`; other fields are ignored (so a
+/// schema may carry a `description`).
+///
+/// A message is valid when **every part matches at least one schema part** and **every `required`
+/// schema part is matched by at least one part**. A part matches a schema part when both are
+/// unnamed or the part's name matches the schema part's `name` pattern, and its content type
+/// matches the `contentType` pattern (ASCII case-insensitive, parameters ignored). Patterns are
+/// globs: see [`crate::pattern`] for their syntax.
 ///
 /// Serializes back to `{"parts": [{"name"?, "contentType", "required"}]}`; deserializes from that
 /// shape or a bare array, with the rules of [`from_json`](Self::from_json).
