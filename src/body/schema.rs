@@ -233,14 +233,16 @@ fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
     BodyError::InvalidSchema {
         pointer: pointer.to_owned(),
         reason: e.to_string(),
+        value: Value::String(e.pattern().to_owned()),
         pattern: Some(e),
     }
 }
 
-fn shape_error(pointer: String, reason: &str) -> BodyError {
+fn shape_error(pointer: String, reason: &str, value: &Value) -> BodyError {
     BodyError::InvalidSchema {
         pointer,
         reason: reason.to_owned(),
+        value: value.clone(),
         pattern: None,
     }
 }
@@ -296,11 +298,18 @@ impl BodySchema {
             Value::Array(items) => (items, String::new()),
             Value::Object(o) => match o.get("parts") {
                 Some(Value::Array(items)) => (items, "/parts".to_owned()),
-                Some(_) => return Err(shape_error("/parts".into(), "`parts` must be an array")),
+                Some(other) => {
+                    return Err(shape_error(
+                        "/parts".into(),
+                        "`parts` must be an array",
+                        other,
+                    ))
+                }
                 None => {
                     return Err(shape_error(
                         String::new(),
                         "a body schema is an object with a `parts` array, or an array",
+                        value,
                     ))
                 }
             },
@@ -308,6 +317,7 @@ impl BodySchema {
                 return Err(shape_error(
                     String::new(),
                     "a body schema is an object with a `parts` array, or an array",
+                    value,
                 ))
             }
         };
@@ -315,15 +325,19 @@ impl BodySchema {
         for (i, item) in items.iter().enumerate() {
             let at = format!("{base}/{i}");
             let Value::Object(o) = item else {
-                return Err(shape_error(at, "a schema part must be an object"));
+                return Err(shape_error(at, "a schema part must be an object", item));
             };
             let name = match o.get("name") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => {
                     Some(Pattern::new(s).map_err(|e| pattern_error(&format!("{at}/name"), e))?)
                 }
-                Some(_) => {
-                    return Err(shape_error(format!("{at}/name"), "`name` must be a string"))
+                Some(other) => {
+                    return Err(shape_error(
+                        format!("{at}/name"),
+                        "`name` must be a string",
+                        other,
+                    ))
                 }
             };
             let (ct_key, ct) = match o.get("contentType") {
@@ -335,20 +349,22 @@ impl BodySchema {
                     .map_err(|e| pattern_error(&format!("{at}/{ct_key}"), e))?,
                 Some(Value::String(s)) => Pattern::content_type(s)
                     .map_err(|e| pattern_error(&format!("{at}/{ct_key}"), e))?,
-                Some(_) => {
+                Some(other) => {
                     return Err(shape_error(
                         format!("{at}/{ct_key}"),
                         "`contentType` must be a string",
+                        other,
                     ))
                 }
             };
             let required = match o.get("required") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
-                Some(_) => {
+                Some(other) => {
                     return Err(shape_error(
                         format!("{at}/required"),
                         "`required` must be a boolean",
+                        other,
                     ))
                 }
             };
@@ -589,6 +605,9 @@ mod tests {
         let e = BodySchema::from_json(&json!([{"name": "/a{"}])).unwrap_err();
         assert_eq!(e.details()["pattern"]["code"], "unclosed-brace");
         assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(e.details()["value"], "/a{");
+        let e = BodySchema::from_json(&json!([{"required": "yes"}])).unwrap_err();
+        assert_eq!(e.details()["value"], "yes");
     }
 
     #[test]
