@@ -90,7 +90,7 @@ pub enum BodyError {
         value: serde_json::Value,
         /// The pattern error, when a pattern did not compile.
         #[source]
-        pattern: Option<PatternError>,
+        pattern: Option<Box<PatternError>>,
     },
     /// The part's content is not UTF-8 text.
     #[error(

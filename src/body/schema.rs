@@ -234,7 +234,7 @@ fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
         pointer: pointer.to_owned(),
         reason: e.to_string(),
         value: Value::String(e.pattern().to_owned()),
-        pattern: Some(e),
+        pattern: Some(Box::new(e)),
     }
 }
 
