@@ -13,6 +13,29 @@
 //! | [`long_running`] | `idle` → `running` (server messages loop) → `done` / `cancelled` | `done`, `cancelled` |
 //! | [`acp_run`] | ACP's run statuses | `completed`, `failed`, `cancelled` |
 //! | [`agent_api_response`] | the Agent API response statuses | `completed`, `failed`, `canceled`, `rejected`, `incomplete` |
+//!
+//! ```
+//! use agentwire::body::{Body, Part, PartKind};
+//! use agentwire::run::{builtin, Party, Run};
+//!
+//! let mut run = Run::new("run-42", builtin::function_calling());
+//! let text = |t: &str| Body::new(vec![Part::inline(PartKind::Text, "text/plain", t)]);
+//! run.apply(Party::Client, "message", &text("Weather in Paris?"))?;
+//! let call = Body::new(vec![Part::inline(
+//!     PartKind::Data,
+//!     "application/json",
+//!     r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#,
+//! )
+//! .named("/function")]);
+//! run.apply(Party::Server, "function_call", &call)?;
+//! // Only the client may move now, and only with the function's result.
+//! let moves: Vec<String> = run.allowed_moves().iter().map(|t| t.as_move().to_string()).collect();
+//! assert_eq!(moves, ["client function_result → running"]);
+//!
+//! // The same schema, for a diagram in the docs of an agent.
+//! assert!(run.schema().to_mermaid().contains("running --> calling: server function_call"));
+//! # Ok::<(), agentwire::run::RunError>(())
+//! ```
 
 use serde_json::{json, Value};
 

@@ -1,21 +1,5 @@
 //! What an ACP client sends and how it reads the answers, without I/O: requests to hand to any HTTP
 //! client (`fetch` in the browser), and decoders of the response bodies.
-//!
-//! Source: acp-sdk 1.0.3 `acp_sdk/client/client.py` (the SDK's own client) and
-//! `acp_sdk/server/app.py` (the routes):
-//!
-//! | route | what | request body | response body |
-//! |---|---|---|---|
-//! | `GET /agents` | list agents | — | `{"agents": [AgentManifest…]}` |
-//! | `GET /agents/{name}` | one agent | — | `AgentManifest` |
-//! | `POST /runs` | start a run | [`RunCreateRequest`] | `stream`: SSE of events; `sync`: the [`Run`] once it stops (terminal or `awaiting`); `async`: the [`Run`] just created (202) |
-//! | `POST /runs/{run_id}` | resume an `awaiting` run | [`RunResumeRequest`] | as for `POST /runs` |
-//! | `POST /runs/{run_id}/cancel` | ask to cancel | — | the [`Run`], status `cancelling` (202) |
-//! | `GET /runs/{run_id}` | read a run | — | the [`Run`] |
-//! | `GET /runs/{run_id}/events` | a run's events so far | — | `{"events": [AcpEvent…]}` |
-//!
-//! Every error response (404 unknown agent or run, 422 invalid request, 403 resume of a run that is
-//! not awaiting or cancel of a finished one, 500) has an ACP `Error` body: [`decode_error`].
 
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +46,22 @@ pub struct HttpRequest {
 }
 
 /// Builds the requests of an ACP client for one server.
+///
+/// Source: acp-sdk 1.0.3 `acp_sdk/client/client.py` (the SDK's own client) and
+/// `acp_sdk/server/app.py` (the routes):
+///
+/// | route | what | request body | response body |
+/// |---|---|---|---|
+/// | `GET /agents` | list agents | — | `{"agents": [AgentManifest…]}` |
+/// | `GET /agents/{name}` | one agent | — | `AgentManifest` |
+/// | `POST /runs` | start a run | [`RunCreateRequest`] | `stream`: SSE of events; `sync`: the [`Run`] once it stops (terminal or `awaiting`); `async`: the [`Run`] just created (202) |
+/// | `POST /runs/{run_id}` | resume an `awaiting` run | [`RunResumeRequest`] | as for `POST /runs` |
+/// | `POST /runs/{run_id}/cancel` | ask to cancel | — | the [`Run`], status `cancelling` (202) |
+/// | `GET /runs/{run_id}` | read a run | — | the [`Run`] |
+/// | `GET /runs/{run_id}/events` | a run's events so far | — | `{"events": [AcpEvent…]}` |
+///
+/// Every error response (404 unknown agent or run, 422 invalid request, 403 resume of a run that is
+/// not awaiting or cancel of a finished one, 500) has an ACP `Error` body: [`decode_error`].
 ///
 /// ```
 /// use agentwire::dialect::acp::{AcpClient, Message, Method, RunCreateRequest, RunMode};
