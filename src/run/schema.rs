@@ -167,6 +167,15 @@ impl CommunicationSchema {
     /// The state every run starts in: `idle`.
     pub const INITIAL_STATE: &'static str = "idle";
 
+    /// The TypeScript declaration of the schema's JSON (what [`to_json`](Self::to_json) writes and
+    /// [`from_json`](Self::from_json) reads), for bindings that pass it as a plain object.
+    pub const TS_TYPE: &'static str = concat!(
+        "export type Party = \"client\" | \"server\";\n",
+        "export interface SchemaPartJson { name?: string; contentType?: string; required?: boolean }\n",
+        "export interface TransitionJson { party: Party; type: string; schema: SchemaPartJson[]; nextState: string }\n",
+        "export type CommunicationSchemaJson = Record<string, TransitionJson[]>;",
+    );
+
     /// The smallest valid schema: `{"idle": []}` (a run that can never move).
     pub(crate) fn idle_only() -> Self {
         Self {

@@ -48,11 +48,14 @@ pub struct RunMessage {
 /// assert_eq!(refused.details()["allowed"][0]["party"], "server");
 /// # Ok::<(), agentwire::run::RunError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Run {
     id: String,
     state: String,
     messages: Vec<RunMessage>,
+    #[serde(skip)]
+    #[cfg_attr(target_arch = "wasm32", tsify(skip))]
     schema: Arc<CommunicationSchema>,
 }
 
@@ -176,15 +179,4 @@ impl Run {
 /// The one place a message's body is checked against a transition's body schema.
 fn check_body(schema: &BodySchema, body: &Body) -> Vec<Violation> {
     schema.validate(body).violations
-}
-
-impl Serialize for Run {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Run", 3)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("state", &self.state)?;
-        st.serialize_field("messages", &self.messages)?;
-        st.end()
-    }
 }
