@@ -450,7 +450,10 @@ fn schemas_export_as_mermaid_state_diagrams() {
     let acp = builtin::acp_run().to_mermaid();
     assert!(acp.starts_with("stateDiagram-v2\n"));
     // `in-progress` is not a Mermaid identifier: it is declared with an alias.
-    assert!(acp.contains("    state \"in-progress\" as in_progress\n"), "{acp}");
+    assert!(
+        acp.contains("    state \"in-progress\" as in_progress\n"),
+        "{acp}"
+    );
     assert!(
         acp.contains("    in_progress --> awaiting: server run.awaiting\n"),
         "{acp}"
