@@ -498,3 +498,22 @@ fn transition_from_json(item: &Value, at: &str) -> Result<Transition, RunError> 
         next_state: next_state.to_owned(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_tokens_and_labels_are_escaped() {
+        assert_eq!(escape_pointer("a/b~c"), "a~1b~0c");
+        assert_eq!(escape_pointer("~1"), "~01");
+        assert_eq!(label("a#b;c\"d\ne"), "a#35;b#59;c#quot;d e");
+    }
+
+    #[test]
+    fn the_fallback_schema_is_valid() {
+        let s = CommunicationSchema::idle_only();
+        assert!(s.is_terminal("idle"));
+        assert_eq!(CommunicationSchema::from_json(&s.to_json()).unwrap(), s);
+    }
+}

@@ -272,3 +272,24 @@ pub fn decode_error(status: u16, body: &str) -> AcpError {
         });
     AcpError::Http { status, error }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        let mut s = String::new();
+        push_segment(&mut s, "AZaz09-._~ /?#%é\u{0}");
+        assert_eq!(s, "AZaz09-._~%20%2F%3F%23%25%C3%A9%00");
+    }
+
+    #[test]
+    fn the_base_url_loses_its_trailing_slashes() {
+        assert_eq!(
+            AcpClient::new("http://h//").list_agents().url,
+            "http://h/agents"
+        );
+        assert_eq!(AcpClient::new("").list_agents().url, "/agents");
+    }
+}
