@@ -86,9 +86,11 @@ pub enum BodyError {
         pointer: String,
         /// What is wrong.
         reason: String,
+        /// The offending JSON value (for a pattern that does not compile, the pattern).
+        value: serde_json::Value,
         /// The pattern error, when a pattern did not compile.
         #[source]
-        pattern: Option<PatternError>,
+        pattern: Option<Box<PatternError>>,
     },
     /// The part's content is not UTF-8 text.
     #[error(
@@ -171,8 +173,8 @@ impl ErrorCode for BodyError {
     }
 
     /// A JSON object with the variant's fields in camelCase; `invalid-part-name` adds the offending
-    /// `character` when there is one, and `invalid-schema` the pattern error as
-    /// `{"code", "details"}` under `pattern`.
+    /// `character` when there is one, and `invalid-schema` has the offending `value` and the
+    /// pattern error as `{"code", "details"}` under `pattern` (`null` for a shape error).
     fn details(&self) -> serde_json::Value {
         use serde_json::json;
         match self {
@@ -199,10 +201,12 @@ impl ErrorCode for BodyError {
             BodyError::InvalidSchema {
                 pointer,
                 reason,
+                value,
                 pattern,
             } => json!({
                 "pointer": pointer,
                 "reason": reason,
+                "value": value,
                 "pattern": pattern.as_ref().map(|p| json!({ "code": p.code(), "details": p.details() })),
             }),
             BodyError::NotText { name, position } => json!({ "name": name, "position": position }),

@@ -13,25 +13,13 @@
 //! assert_eq!(e.details()["position"], 9);
 //! ```
 //!
-//! # Rules
-//!
-//! Source: the message-body proposal (a part's `name` is "a POSIX absolute path"), narrowed so a
-//! name is safe to use as a path anywhere:
-//!
-//! - it starts with `/`;
-//! - it uses only `A-Z a-z 0-9 . - _ /` (no spaces, no control characters, nothing outside ASCII);
-//! - it has no empty segment (`//`) and does not end with `/` (so `/` alone is not a name);
-//! - no segment is `.` or `..`: a name never climbs out of its message, so a client may save parts
-//!   under a directory of its own by their names without fear of `/../../etc/passwd`, and two
-//!   spellings of one path (`/a/./b` and `/a/b`) cannot both appear;
-//! - it is at most [`MAX_NAME_LEN`] bytes long.
-//!
-//! Within one message no two parts have the same name (`duplicate-part-name`, checked by
-//! [`validate_body`](super::validate_body)).
+//! The rules are on [`validate_name`].
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::BodyError;
+use super::{Body, BodyError};
 
 /// The longest part name accepted, in bytes (names are ASCII, so also in characters).
 pub const MAX_NAME_LEN: usize = 1024;
@@ -100,7 +88,23 @@ fn allowed(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/')
 }
 
-/// Checks a part name against the [rules](self#rules).
+/// Checks a part name against the rules below.
+///
+/// # Rules
+///
+/// Source: the message-body proposal (a part's `name` is "a POSIX absolute path"), narrowed so a
+/// name is safe to use as a path anywhere:
+///
+/// - it starts with `/`;
+/// - it uses only `A-Z a-z 0-9 . - _ /` (no spaces, no control characters, nothing outside ASCII);
+/// - it has no empty segment (`//`) and does not end with `/` (so `/` alone is not a name);
+/// - no segment is `.` or `..`: a name never climbs out of its message, so a client may save parts
+///   under a directory of its own by their names without fear of `/../../etc/passwd`, and two
+///   spellings of one path (`/a/./b` and `/a/b`) cannot both appear;
+/// - it is at most [`MAX_NAME_LEN`] bytes long.
+///
+/// Within one message no two parts have the same name (`duplicate-part-name`, checked by
+/// [`validate_body`](super::validate_body) and [`Body::validate_names`]).
 ///
 /// # Errors
 ///
@@ -114,9 +118,38 @@ pub fn validate_name(name: &str) -> Result<(), BodyError> {
     })
 }
 
-/// Whether `name` is a valid part name (see [`validate_name`]).
+/// Whether `name` is a valid part name (see [`validate_name`] for the rules).
 pub fn is_valid_name(name: &str) -> bool {
     check(name).is_ok()
+}
+
+impl Body {
+    /// Checks that every part name follows the [rules](validate_name#rules) and that no two parts share a
+    /// name. Unnamed parts are fine. For every problem at once, as violations, use
+    /// [`validate_body`](super::validate_body).
+    ///
+    /// # Errors
+    ///
+    /// The first problem in message order: `invalid-part-name` ([`BodyError::InvalidPartName`]) or
+    /// `duplicate-part-name` ([`BodyError::DuplicatePartName`], with both indexes).
+    pub fn validate_names(&self) -> Result<(), BodyError> {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (index, part) in self.parts.iter().enumerate() {
+            let Some(name) = part.name.as_deref() else {
+                continue;
+            };
+            validate_name(name)?;
+            if let Some(&first) = seen.get(name) {
+                return Err(BodyError::DuplicatePartName {
+                    name: name.to_owned(),
+                    first,
+                    index,
+                });
+            }
+            seen.insert(name, index);
+        }
+        Ok(())
+    }
 }
 
 /// The first problem of a name and its byte offset.
@@ -206,5 +239,27 @@ mod tests {
             assert_eq!(e.details()["name"], name);
         }
         assert!(is_valid_name(&long[..MAX_NAME_LEN]));
+    }
+
+    #[test]
+    fn body_names_are_valid_and_unique() {
+        use crate::body::{Part, PartKind};
+        let p = |n: &str| Part::inline(PartKind::Text, "text/plain", "x").named(n);
+        let main = Part::inline(PartKind::Text, "text/plain", "x");
+        assert!(Body::new(vec![main.clone(), p("/a"), main, p("/b")])
+            .validate_names()
+            .is_ok());
+        let e = Body::new(vec![p("/a"), p("/b"), p("/a")])
+            .validate_names()
+            .unwrap_err();
+        assert_eq!(e.code(), "duplicate-part-name");
+        assert_eq!(
+            e.details(),
+            serde_json::json!({"name": "/a", "first": 0, "index": 2})
+        );
+        let e = Body::new(vec![p("/a/"), p("/a/")])
+            .validate_names()
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid-part-name");
     }
 }

@@ -1,31 +1,7 @@
 //! The payload validator: a message received as JSON bytes, checked limits first.
 //!
-//! [`validate_payload`] takes untrusted bytes, `{"parts": [<Part>…]}` (the [`Part`] JSON: camelCase,
-//! snake_case aliases accepted; other top-level fields are ignored), and reports everything wrong
-//! with it, cheapest checks first, so that a hostile payload costs little:
-//!
-//! 1. size: more than [`PayloadLimits::max_bytes`] is rejected before anything is read
-//!    (`payload-too-large`);
-//! 2. UTF-8 (`invalid-utf8`, with the byte offset of the first bad byte);
-//! 3. nesting: a linear scan of the bytes (it understands strings and their escapes) rejects arrays
-//!    and objects nested deeper than [`PayloadLimits::max_depth`] *before* the JSON parser sees
-//!    them (`nesting-too-deep`);
-//! 4. JSON syntax (`invalid-json`), then shape (`invalid-message`: not an object with a `parts`
-//!    array);
-//! 5. the number of parts (`too-many-parts`) and each part's size (`part-too-large`), then each
-//!    part's shape (`invalid-part`);
-//! 6. the part model and name rules ([`validate_body`](super::validate_body)'s codes);
-//! 7. the body schema, if one is given ([`BodySchema::validate`]'s codes).
-//!
-//! Steps 1 to 5 stop at their first failure (later steps would be meaningless or too costly);
-//! steps 5 to 7 report every problem of every part.
-//!
-//! # Locations
-//!
-//! Every error says where: `line` and `column` are 1-based, **`column` counts Unicode characters**
-//! (scalar values) from the start of the line, and `offset` is the 0-based **byte** offset in the
-//! input. Errors about a part carry `partIndex` (0-based) and its `name`, and the location where
-//! the part's JSON starts.
+//! [`validate_payload`] takes untrusted bytes and reports everything wrong with them, cheapest
+//! checks first; its documentation lists the steps, the codes and how locations are counted.
 //!
 //! ```
 //! use agentwire::body::{validate_payload, BodySchema, PayloadLimits};
@@ -168,7 +144,7 @@ impl PayloadError {
 pub struct PayloadReport {
     /// Whether the payload is a valid message (no errors).
     pub ok: bool,
-    /// Every problem found, in the order of the [steps](self).
+    /// Every problem found, in the order of the [steps](validate_payload#steps).
     pub errors: Vec<PayloadError>,
 }
 
@@ -348,9 +324,40 @@ impl std::io::Write for Counter {
 }
 
 /// Checks a message received as JSON bytes: limits, UTF-8, nesting, JSON syntax, shape, the part
-/// model and name rules, and `schema` when given. See the [module docs](self) for the steps, the
-/// codes and how locations are counted. Never panics; the work is linear in the input's size (plus
-/// the schema's patterns times the names' lengths).
+/// model and name rules, and `schema` when given. Never panics; the work is linear in the input's
+/// size (plus the schema's patterns times the names' lengths).
+///
+/// # Steps
+///
+/// The input is a message, `{"parts": [<Part>…]}` (the [`Part`] JSON: camelCase, snake_case
+/// aliases accepted; other top-level fields are ignored). It is checked cheapest first, so that a
+/// hostile payload costs little:
+///
+/// 1. size: more than [`PayloadLimits::max_bytes`] is rejected before anything is read
+///    (`payload-too-large`);
+/// 2. UTF-8 (`invalid-utf8`, with the byte offset of the first bad byte);
+/// 3. nesting: a linear scan of the bytes (it understands strings and their escapes) rejects arrays
+///    and objects nested deeper than [`PayloadLimits::max_depth`] *before* the JSON parser sees
+///    them (`nesting-too-deep`);
+/// 4. JSON syntax (`invalid-json`), then shape (`invalid-message`: not an object with a `parts`
+///    array);
+/// 5. the number of parts (`too-many-parts`) and each part's size (`part-too-large`), then each
+///    part's shape (`invalid-part`);
+/// 6. the part model and name rules ([`validate_body`](super::validate_body)'s codes);
+/// 7. the body schema, if one is given ([`BodySchema::validate`]'s codes).
+///
+/// Steps 1 to 4 and the part count stop at their first failure (later steps would be meaningless
+/// or too costly). From the part sizes on, every problem of every part is reported; a part too
+/// large or of the wrong shape is not checked further.
+///
+/// # Locations
+///
+/// `line` and `column` are 1-based, **`column` counts Unicode characters** (scalar values) from
+/// the start of the line, and `offset` is the 0-based **byte** offset in the input. Errors of
+/// steps 2 to 4 and `too-many-parts` point at the offending byte (for `invalid-json`, where
+/// serde_json stopped). Errors about a part carry `partIndex` (0-based), its `name`, and the
+/// location where the part's JSON starts. `payload-too-large`, `invalid-message` and
+/// `missing-required-part` are about the whole message and have no location.
 pub fn validate_payload(
     input: &[u8],
     schema: Option<&BodySchema>,

@@ -1,24 +1,8 @@
 //! Body schemas: which parts a message may have and which it must have.
 //!
-//! A schema is a list of schema parts, each a `name` pattern (absent: the schema part is about
-//! *unnamed* parts), a `contentType` pattern (default `*/*`) and `required` (default `false`).
-//! Source: the message-body proposal, whose JSON shape is accepted as is:
-//!
-//! ```json
-//! {"parts": [
-//!   {"contentType": "text/{plain,markdown}", "required": true},
-//!   {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
-//! ]}
-//! ```
-//!
-//! A bare array of schema parts (`[{…}, …]`, as run descriptions carry it under `"schema"`) is
-//! accepted too; `content_type` is accepted for `contentType`; other fields are ignored (so a
-//! schema may carry a `description`).
-//!
-//! A message is valid when **every part matches at least one schema part** and **every `required`
-//! schema part is matched by at least one part**. A part matches a schema part when both are
-//! unnamed or the part's name matches the schema part's `name` pattern, and its content type
-//! matches the `contentType` pattern (ASCII case-insensitive, parameters ignored).
+//! [`BodySchema`] says which parts a message may have and which it must have; its documentation
+//! gives the JSON shape (the message-body proposal's) and the rules. [`SchemaWatch`] applies it
+//! while a message streams.
 //!
 //! ```
 //! use agentwire::body::{Body, BodySchema, Part, PartKind, ViolationCode};
@@ -249,19 +233,42 @@ fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
     BodyError::InvalidSchema {
         pointer: pointer.to_owned(),
         reason: e.to_string(),
-        pattern: Some(e),
+        value: Value::String(e.pattern().to_owned()),
+        pattern: Some(Box::new(e)),
     }
 }
 
-fn shape_error(pointer: String, reason: &str) -> BodyError {
+fn shape_error(pointer: String, reason: &str, value: &Value) -> BodyError {
     BodyError::InvalidSchema {
         pointer,
         reason: reason.to_owned(),
+        value: value.clone(),
         pattern: None,
     }
 }
 
-/// A compiled body schema (the proposal's `{"parts": [...]}`). See the [module docs](self).
+/// A compiled body schema (the proposal's `{"parts": [...]}`).
+///
+/// A schema is a list of schema parts, each a `name` pattern (absent: the schema part is about
+/// *unnamed* parts), a `contentType` pattern (default `*/*`) and `required` (default `false`).
+/// Source: the message-body proposal, whose JSON shape is accepted as is:
+///
+/// ```json
+/// {"parts": [
+///   {"contentType": "text/{plain,markdown}", "required": true},
+///   {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
+/// ]}
+/// ```
+///
+/// A bare array of schema parts (`[{…}, …]`, as run descriptions carry it under `"schema"`) is
+/// accepted too; `content_type` is accepted for `contentType`; other fields are ignored (so a
+/// schema may carry a `description`).
+///
+/// A message is valid when **every part matches at least one schema part** and **every `required`
+/// schema part is matched by at least one part**. A part matches a schema part when both are
+/// unnamed or the part's name matches the schema part's `name` pattern, and its content type
+/// matches the `contentType` pattern (ASCII case-insensitive, parameters ignored). Patterns are
+/// globs: see [`crate::pattern`] for their syntax.
 ///
 /// Serializes back to `{"parts": [{"name"?, "contentType", "required"}]}`; deserializes from that
 /// shape or a bare array, with the rules of [`from_json`](Self::from_json).
@@ -291,11 +298,18 @@ impl BodySchema {
             Value::Array(items) => (items, String::new()),
             Value::Object(o) => match o.get("parts") {
                 Some(Value::Array(items)) => (items, "/parts".to_owned()),
-                Some(_) => return Err(shape_error("/parts".into(), "`parts` must be an array")),
+                Some(other) => {
+                    return Err(shape_error(
+                        "/parts".into(),
+                        "`parts` must be an array",
+                        other,
+                    ))
+                }
                 None => {
                     return Err(shape_error(
                         String::new(),
                         "a body schema is an object with a `parts` array, or an array",
+                        value,
                     ))
                 }
             },
@@ -303,6 +317,7 @@ impl BodySchema {
                 return Err(shape_error(
                     String::new(),
                     "a body schema is an object with a `parts` array, or an array",
+                    value,
                 ))
             }
         };
@@ -310,15 +325,19 @@ impl BodySchema {
         for (i, item) in items.iter().enumerate() {
             let at = format!("{base}/{i}");
             let Value::Object(o) = item else {
-                return Err(shape_error(at, "a schema part must be an object"));
+                return Err(shape_error(at, "a schema part must be an object", item));
             };
             let name = match o.get("name") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => {
                     Some(Pattern::new(s).map_err(|e| pattern_error(&format!("{at}/name"), e))?)
                 }
-                Some(_) => {
-                    return Err(shape_error(format!("{at}/name"), "`name` must be a string"))
+                Some(other) => {
+                    return Err(shape_error(
+                        format!("{at}/name"),
+                        "`name` must be a string",
+                        other,
+                    ))
                 }
             };
             let (ct_key, ct) = match o.get("contentType") {
@@ -330,20 +349,22 @@ impl BodySchema {
                     .map_err(|e| pattern_error(&format!("{at}/{ct_key}"), e))?,
                 Some(Value::String(s)) => Pattern::content_type(s)
                     .map_err(|e| pattern_error(&format!("{at}/{ct_key}"), e))?,
-                Some(_) => {
+                Some(other) => {
                     return Err(shape_error(
                         format!("{at}/{ct_key}"),
                         "`contentType` must be a string",
+                        other,
                     ))
                 }
             };
             let required = match o.get("required") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
-                Some(_) => {
+                Some(other) => {
                     return Err(shape_error(
                         format!("{at}/required"),
                         "`required` must be a boolean",
+                        other,
                     ))
                 }
             };
@@ -584,6 +605,9 @@ mod tests {
         let e = BodySchema::from_json(&json!([{"name": "/a{"}])).unwrap_err();
         assert_eq!(e.details()["pattern"]["code"], "unclosed-brace");
         assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(e.details()["value"], "/a{");
+        let e = BodySchema::from_json(&json!([{"required": "yes"}])).unwrap_err();
+        assert_eq!(e.details()["value"], "yes");
     }
 
     #[test]

@@ -1,16 +1,7 @@
 //! Part model checks: what every body must satisfy, whatever its schema.
 //!
-//! [`validate_body`] reports, for each part in order:
-//!
-//! | code | when |
-//! |---|---|
-//! | `invalid-part-name` | the name breaks the [naming rules](super::validate_name) |
-//! | `duplicate-part-name` | an earlier part has the same name |
-//! | `content-and-url` | the part has both `content` and `contentUrl` |
-//! | `no-content` | a `complete` part has neither (a `streaming` or `incomplete` part may have none yet) |
-//! | `unknown-content-encoding` | `contentEncoding` is neither `plain` nor `base64` |
-//! | `invalid-base64` | a `complete` part's `base64` content does not decode |
-//! | `invalid-content-type` | `contentType` is not `type/subtype` with optional parameters ([`is_valid_content_type`]) |
+//! [`validate_body`] checks what every body must satisfy (its documentation has the table of
+//! codes); [`is_valid_content_type`] is its MIME syntax check.
 //!
 //! ```
 //! use agentwire::body::{validate_body, Body, Part, PartKind};
@@ -30,8 +21,21 @@ use super::names::check;
 use super::query::decode_base64;
 use super::{Body, ContentEncoding, Part, PartStatus, Violation, ViolationCode};
 
-/// Checks the part model of a body (see the [table](self)). Returns every violation, in part
-/// order; empty when the body is well formed.
+/// Checks the part model of a body. Returns every violation, in part order; empty when the body
+/// is well formed.
+///
+/// Reported, for each part in order:
+///
+/// | code | when |
+/// |---|---|
+/// | `invalid-part-name` | the name breaks the [naming rules](super::validate_name#rules) |
+/// | `duplicate-part-name` | an earlier part has the same name |
+/// | `content-and-url` | the part has both `content` and `contentUrl` |
+/// | `no-content` | a `complete` part has neither (a `streaming` or `incomplete` part may have none yet) |
+/// | `unknown-content-encoding` | `contentEncoding` is neither `plain` nor `base64` |
+/// | `invalid-base64` | a `complete` part's `base64` content does not decode |
+/// | `invalid-content-type` | `contentType` is not `type/subtype` with optional parameters ([`is_valid_content_type`]) |
+///
 pub fn validate_body(body: &Body) -> Vec<Violation> {
     check_parts(body.parts.iter().enumerate())
 }

@@ -1,15 +1,6 @@
 //! ACP messages as bodies: message parts are the body model's parts one to one.
 //!
-//! | ACP `MessagePart` | body [`Part`] |
-//! |---|---|
-//! | `name` | `name`, kept as sent (even when it is not a valid part name, such as `hello.bin`: validation reports it) |
-//! | `content_type` | `contentType` (`null` ↔ `""`) |
-//! | `content`, `content_encoding`, `content_url` | `content`, `contentEncoding` (`null` ↔ `plain`), `contentUrl` |
-//! | `metadata` | `metadata`: the ACP object verbatim (`kind`, `start_index`…, `tool_name`…); a trajectory with a `tool_name` also gets `toolName` |
-//! | — | `type`: `tool_result` for a trajectory with `tool_name` and `tool_output`, `tool_call` for one with `tool_name` only, `reasoning` for one without `tool_name`; otherwise from the content type (`text/*` → `text`, `image/*` → `image`, `audio/*` → `audio`, JSON → `data`, others → `file`) |
-//! | — | `status`: `complete` once the message is completed (`completed_at` set), else `streaming`; [`Run::bodies`] marks the parts of a run that ended unfinished `incomplete` |
-//!
-//! A part's unknown fields (`extra`) stay on the `MessagePart`; the body view does not carry them.
+//! See [`MessagePart::to_body_part`] for the mapping.
 
 use super::model::{Message, MessagePart, PartMetadata, Role, Run};
 use crate::body::{Body, ContentEncoding, Part, PartKind, PartStatus};
@@ -19,7 +10,18 @@ use crate::wire::JsonMap;
 const TOOL_NAME: &str = "toolName";
 
 impl MessagePart {
-    /// The part as a body [`Part`] with `status` (see the [module docs](self) for the mapping).
+    /// The part as a body [`Part`] with `status`:
+    ///
+    /// | ACP `MessagePart` | body [`Part`] |
+    /// |---|---|
+    /// | `name` | `name`, kept as sent (even when it is not a valid part name, such as `hello.bin`: validation reports it) |
+    /// | `content_type` | `contentType` (`null` ↔ `""`) |
+    /// | `content`, `content_encoding`, `content_url` | `content`, `contentEncoding` (`null` ↔ `plain`), `contentUrl` |
+    /// | `metadata` | `metadata`: the ACP object verbatim (`kind`, `start_index`…, `tool_name`…); a trajectory with a `tool_name` also gets `toolName` |
+    /// | — | `type`: `tool_result` for a trajectory with `tool_name` and `tool_output`, `tool_call` for one with `tool_name` only, `reasoning` for one without `tool_name`; otherwise from the content type (`text/*` → `text`, `image/*` → `image`, `audio/*` → `audio`, JSON → `data`, others → `file`) |
+    /// | — | `status`: the given one ([`Message::body`] gives `complete` once the message is completed, `completed_at` set, else `streaming`; [`Run::bodies`] marks the parts of a run that ended unfinished `incomplete`) |
+    ///
+    /// A part's unknown fields (`extra`) stay on the `MessagePart`; the body view does not carry them.
     pub fn to_body_part(&self, status: PartStatus) -> Part {
         let content_type = self.content_type.clone().unwrap_or_default();
         let kind = match &self.metadata {

@@ -1,21 +1,5 @@
 //! What an ACP client sends and how it reads the answers, without I/O: requests to hand to any HTTP
 //! client (`fetch` in the browser), and decoders of the response bodies.
-//!
-//! Source: acp-sdk 1.0.3 `acp_sdk/client/client.py` (the SDK's own client) and
-//! `acp_sdk/server/app.py` (the routes):
-//!
-//! | route | what | request body | response body |
-//! |---|---|---|---|
-//! | `GET /agents` | list agents | — | `{"agents": [AgentManifest…]}` |
-//! | `GET /agents/{name}` | one agent | — | `AgentManifest` |
-//! | `POST /runs` | start a run | [`RunCreateRequest`] | `stream`: SSE of events; `sync`: the [`Run`] once it stops (terminal or `awaiting`); `async`: the [`Run`] just created (202) |
-//! | `POST /runs/{run_id}` | resume an `awaiting` run | [`RunResumeRequest`] | as for `POST /runs` |
-//! | `POST /runs/{run_id}/cancel` | ask to cancel | — | the [`Run`], status `cancelling` (202) |
-//! | `GET /runs/{run_id}` | read a run | — | the [`Run`] |
-//! | `GET /runs/{run_id}/events` | a run's events so far | — | `{"events": [AcpEvent…]}` |
-//!
-//! Every error response (404 unknown agent or run, 422 invalid request, 403 resume of a run that is
-//! not awaiting or cancel of a finished one, 500) has an ACP `Error` body: [`decode_error`].
 
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +46,22 @@ pub struct HttpRequest {
 }
 
 /// Builds the requests of an ACP client for one server.
+///
+/// Source: acp-sdk 1.0.3 `acp_sdk/client/client.py` (the SDK's own client) and
+/// `acp_sdk/server/app.py` (the routes):
+///
+/// | route | what | request body | response body |
+/// |---|---|---|---|
+/// | `GET /agents` | list agents | — | `{"agents": [AgentManifest…]}` |
+/// | `GET /agents/{name}` | one agent | — | `AgentManifest` |
+/// | `POST /runs` | start a run | [`RunCreateRequest`] | `stream`: SSE of events; `sync`: the [`Run`] once it stops (terminal or `awaiting`); `async`: the [`Run`] just created (202) |
+/// | `POST /runs/{run_id}` | resume an `awaiting` run | [`RunResumeRequest`] | as for `POST /runs` |
+/// | `POST /runs/{run_id}/cancel` | ask to cancel | — | the [`Run`], status `cancelling` (202) |
+/// | `GET /runs/{run_id}` | read a run | — | the [`Run`] |
+/// | `GET /runs/{run_id}/events` | a run's events so far | — | `{"events": [AcpEvent…]}` |
+///
+/// Every error response (404 unknown agent or run, 422 invalid request, 403 resume of a run that is
+/// not awaiting or cancel of a finished one, 500) has an ACP `Error` body: [`decode_error`].
 ///
 /// ```
 /// use agentwire::dialect::acp::{AcpClient, Message, Method, RunCreateRequest, RunMode};
@@ -271,4 +271,25 @@ pub fn decode_error(status: u16, body: &str) -> AcpError {
             ..ErrorInfo::default()
         });
     AcpError::Http { status, error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        let mut s = String::new();
+        push_segment(&mut s, "AZaz09-._~ /?#%é\u{0}");
+        assert_eq!(s, "AZaz09-._~%20%2F%3F%23%25%C3%A9%00");
+    }
+
+    #[test]
+    fn the_base_url_loses_its_trailing_slashes() {
+        assert_eq!(
+            AcpClient::new("http://h//").list_agents().url,
+            "http://h/agents"
+        );
+        assert_eq!(AcpClient::new("").list_agents().url, "/agents");
+    }
 }

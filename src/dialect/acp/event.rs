@@ -449,3 +449,62 @@ pub struct RunEventsList {
     #[serde(flatten)]
     pub extra: JsonMap,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn a_text_chunk_is_parsed_without_copying_its_text() {
+        let data = r#"{"type":"message.part","part":{"name":null,"content_type":"text/plain","content":"Hel","content_encoding":"plain","content_url":null,"metadata":null}}"#;
+        let raw = RawEvent::parse(data).unwrap();
+        assert_eq!(raw.kind(), "message.part");
+        let part = raw.part.as_ref().unwrap();
+        assert!(matches!(
+            part.content.as_ref().unwrap().0,
+            Cow::Borrowed("Hel")
+        ));
+        assert_eq!(part.joinable_text(), Some("Hel"));
+        // Escapes force a copy, and still read right.
+        let raw = RawEvent::parse(r#"{"type":"message.part","part":{"content":"a\"b"}}"#).unwrap();
+        assert_eq!(raw.part.unwrap().joinable_text(), Some("a\"b"));
+    }
+
+    #[test]
+    fn absent_and_null_are_told_apart() {
+        let absent = RawEvent::parse(r#"{"type":"message.part","part":{"content":"x"}}"#).unwrap();
+        let p = absent.part.unwrap();
+        assert_eq!(p.joinable_text(), Some("x"));
+        let p = p.into_part();
+        assert_eq!(p.content_type.as_deref(), Some("text/plain"));
+        assert_eq!(p.content_encoding, Some(ContentEncoding::Plain));
+        let null = RawEvent::parse(
+            r#"{"type":"message.part","part":{"content":"x","content_type":null,"content_encoding":null}}"#,
+        )
+        .unwrap();
+        let p = null.part.unwrap();
+        assert_eq!(p.joinable_text(), None);
+        let p = p.into_part();
+        assert_eq!(p.content_type, None);
+        assert_eq!(p.content_encoding, None);
+        assert_eq!(RawPart::from_part(p.clone()).into_part(), p);
+    }
+
+    #[test]
+    fn payloads_of_another_type_are_kept_in_extra() {
+        let e = AcpEvent::parse(
+            r#"{"type":"generic","generic":{"a":1},"part":{"content":"x"},"error":"e"}"#,
+        )
+        .unwrap();
+        let AcpEvent::Generic { generic, extra } = e else {
+            panic!()
+        };
+        assert_eq!(generic["a"], 1);
+        assert_eq!(extra["part"]["content"], "x");
+        assert_eq!(extra["error"], "e");
+        // A bare string error reads as the message.
+        let e = AcpEvent::parse(r#"{"type":"error","error":"boom"}"#).unwrap();
+        assert!(matches!(e, AcpEvent::Error { error, .. } if error.message == "boom"));
+    }
+}

@@ -777,3 +777,73 @@ impl RunResumeRequest {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compress_joins_only_plain_unnamed_text_without_metadata() {
+        let cited = MessagePart {
+            metadata: Some(PartMetadata::Citation(CitationMetadata::default())),
+            ..MessagePart::text("[1]")
+        };
+        let b64 = MessagePart {
+            content_encoding: Some(ContentEncoding::Base64),
+            ..MessagePart::text("aGk=")
+        };
+        let empty = MessagePart {
+            content: None,
+            ..MessagePart::text("")
+        };
+        let parts = vec![
+            MessagePart::text("a"),
+            MessagePart::text("b"),
+            cited.clone(),
+            MessagePart::text("c"),
+            MessagePart::text("d").named("/n"),
+            MessagePart::text("e"),
+            b64.clone(),
+            empty.clone(),
+            MessagePart::text("f"),
+            MessagePart::inline("text/markdown", "g"),
+            MessagePart::text("h"),
+            MessagePart::text(""),
+        ];
+        let message = Message::new(Role::agent(Some("x")), parts).compressed();
+        assert_eq!(message.role, Role::agent(Some("x")));
+        assert_eq!(
+            message.parts,
+            [
+                MessagePart::text("ab"),
+                cited,
+                MessagePart::text("c"),
+                MessagePart::text("d").named("/n"),
+                MessagePart::text("e"),
+                b64,
+                empty,
+                MessagePart::text("f"),
+                MessagePart::inline("text/markdown", "g"),
+                MessagePart::text("h"),
+            ]
+        );
+    }
+
+    #[test]
+    fn run_status_terminality_follows_the_sdk() {
+        for (s, terminal) in [
+            ("created", false),
+            ("in-progress", false),
+            ("awaiting", false),
+            ("cancelling", false),
+            ("cancelled", true),
+            ("completed", true),
+            ("failed", true),
+            ("incomplete", true),
+            ("paused", false),
+        ] {
+            assert_eq!(RunStatus::from(s).is_terminal(), terminal, "{s}");
+            assert_eq!(RunStatus::from(s).as_str(), s);
+        }
+    }
+}
