@@ -7,9 +7,9 @@ mod common;
 use agentwire::body::{PartKind, PartStatus};
 use agentwire::dialect::acp::{
     decode_agents, decode_error, decode_events, decode_run, AcpClient, AcpEvent, AcpOptions,
-    AcpStream, AcpUpdate, AgentManifest, Assembler, AwaitResume, Message, MessagePart, Method,
-    PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus,
-    ServerErrorCode, Severity,
+    AcpStream, AgentManifest, Assembler, AwaitResume, Message, MessagePart, Method, PartMetadata,
+    Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus, ServerErrorCode, Severity,
+    Update,
 };
 use agentwire::pattern::Pattern;
 use agentwire::ErrorCode;
@@ -63,7 +63,7 @@ fn events_of(sse: &[u8]) -> Vec<String> {
 }
 
 /// Feeds `chunks` as one HTTP response and finishes it.
-fn feed(s: &mut AcpStream, chunks: &[&[u8]], updates: &mut Vec<AcpUpdate>) {
+fn feed(s: &mut AcpStream, chunks: &[&[u8]], updates: &mut Vec<Update>) {
     for c in chunks {
         s.feed(c);
         updates.extend(s.drain_updates());
@@ -72,14 +72,14 @@ fn feed(s: &mut AcpStream, chunks: &[&[u8]], updates: &mut Vec<AcpUpdate>) {
     updates.extend(s.drain_updates());
 }
 
-fn assemble_with(options: AcpOptions, chunks: &[&[u8]]) -> (Run, Vec<AcpUpdate>) {
+fn assemble_with(options: AcpOptions, chunks: &[&[u8]]) -> (Run, Vec<Update>) {
     let mut s = AcpStream::new(options);
     let mut updates = Vec::new();
     feed(&mut s, chunks, &mut updates);
     (s.run().clone(), updates)
 }
 
-fn assemble(chunks: &[&[u8]]) -> (Run, Vec<AcpUpdate>) {
+fn assemble(chunks: &[&[u8]]) -> (Run, Vec<Update>) {
     assemble_with(AcpOptions::default(), chunks)
 }
 
@@ -93,30 +93,29 @@ fn server_final(sse: &[u8]) -> Run {
         .clone()
 }
 
-fn issues(updates: &[AcpUpdate]) -> Vec<(Severity, String)> {
+fn issues(updates: &[Update]) -> Vec<(Severity, String)> {
     updates
         .iter()
         .filter_map(|u| match u {
-            AcpUpdate::Issue { severity, code, .. } => Some((*severity, code.clone())),
+            Update::Issue { severity, code, .. } => Some((*severity, code.clone())),
             _ => None,
         })
         .collect()
 }
 
 /// Rebuilds a run's output from updates alone, as a JavaScript client would.
-fn mirror(updates: &[AcpUpdate]) -> Vec<Message> {
+fn mirror(updates: &[Update]) -> Vec<Message> {
     let mut output: Vec<Message> = Vec::new();
     for u in updates {
         match u {
-            AcpUpdate::Message { index, message }
-            | AcpUpdate::MessageCompleted { index, message } => {
+            Update::Message { index, message } | Update::MessageCompleted { index, message } => {
                 if *index == output.len() {
                     output.push(message.clone());
                 } else {
                     output[*index] = message.clone();
                 }
             }
-            AcpUpdate::Part {
+            Update::Part {
                 message_index,
                 part_index,
                 part,
@@ -125,7 +124,7 @@ fn mirror(updates: &[AcpUpdate]) -> Vec<Message> {
                 assert_eq!(*part_index, parts.len(), "parts arrive in order");
                 parts.push(part.clone());
             }
-            AcpUpdate::TextDelta {
+            Update::TextDelta {
                 message_index,
                 part_index,
                 delta,
@@ -234,7 +233,7 @@ fn unknown_types_statuses_kinds_and_fields_are_kept() {
     );
     let (_, updates) = assemble(&[format!("data: {unknown}\n\n").as_bytes()]);
     match &updates[0] {
-        AcpUpdate::Issue {
+        Update::Issue {
             severity,
             code,
             details,
@@ -293,18 +292,18 @@ fn run_stream_assembles_to_the_servers_final_run_at_every_split() {
     let deltas: Vec<&str> = whole_updates
         .iter()
         .filter_map(|u| match u {
-            AcpUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
+            Update::TextDelta { delta, .. } => Some(delta.as_str()),
             _ => None,
         })
         .collect();
     assert_eq!(deltas, ["hello", " world"]);
     // The updates alone rebuild the run's output.
     assert_eq!(mirror(&whole_updates), whole.output);
-    assert!(matches!(whole_updates.last(), Some(AcpUpdate::Done { run }) if *run == whole));
+    assert!(matches!(whole_updates.last(), Some(Update::Done { run }) if *run == whole));
     let generic: Vec<&Value> = whole_updates
         .iter()
         .filter_map(|u| match u {
-            AcpUpdate::Generic { generic } => Some(generic),
+            Update::Generic { generic } => Some(generic),
             _ => None,
         })
         .collect();
@@ -332,7 +331,7 @@ fn without_joining_the_run_equals_the_servers_exactly() {
     assert_eq!(mirror(&updates), run.output);
     assert!(!updates
         .iter()
-        .any(|u| matches!(u, AcpUpdate::TextDelta { .. })));
+        .any(|u| matches!(u, Update::TextDelta { .. })));
 }
 
 #[test]
@@ -388,11 +387,11 @@ fn await_then_resume_continues_the_same_run_and_message() {
     assert_eq!(asked.message.as_ref().unwrap().text(), "Approve? (yes/no)");
     let (before, after) = updates.split_at(first);
     assert!(
-        matches!(before.last(), Some(AcpUpdate::Done { run }) if run.status == RunStatus::Awaiting)
+        matches!(before.last(), Some(Update::Done { run }) if run.status == RunStatus::Awaiting)
     );
     assert!(before
         .iter()
-        .any(|u| matches!(u, AcpUpdate::Awaiting { await_request } if *await_request == asked)));
+        .any(|u| matches!(u, Update::Awaiting { await_request } if *await_request == asked)));
     assert_eq!(issues(&updates), []);
 
     // The resumed stream continues message 0: "Got: yes" joins its text.
@@ -401,9 +400,9 @@ fn await_then_resume_continues_the_same_run_and_message() {
     assert_eq!(run.output[0].parts.len(), 1);
     assert_eq!(run.output[0].text(), "Need approval. Got: yes");
     assert!(after.iter().any(|u| matches!(u,
-        AcpUpdate::TextDelta { message_index: 0, part_index: 0, delta } if delta == "Got: yes")));
+        Update::TextDelta { message_index: 0, part_index: 0, delta } if delta == "Got: yes")));
     assert!(
-        matches!(after.last(), Some(AcpUpdate::Done { run }) if run.status == RunStatus::Completed)
+        matches!(after.last(), Some(Update::Done { run }) if run.status == RunStatus::Completed)
     );
     assert_eq!(mirror(&updates), run.output);
 
@@ -452,7 +451,7 @@ fn failed_run_keeps_partial_output_and_the_error() {
     let issue = updates
         .iter()
         .find_map(|u| match u {
-            AcpUpdate::Issue {
+            Update::Issue {
                 severity: Severity::Error,
                 error,
                 details,
@@ -465,7 +464,7 @@ fn failed_run_keeps_partial_output_and_the_error() {
     assert_eq!(issue.1["error"]["message"], "boom from agent");
     // The parts of the unfinished message are incomplete in the body view.
     assert_eq!(run.bodies()[0].parts[0].status, PartStatus::Incomplete);
-    assert!(matches!(updates.last(), Some(AcpUpdate::Done { .. })));
+    assert!(matches!(updates.last(), Some(Update::Done { .. })));
 }
 
 #[test]
@@ -496,7 +495,7 @@ fn stream_without_terminal_status_is_incomplete_with_everything_kept() {
     let details = updates
         .iter()
         .find_map(|u| match u {
-            AcpUpdate::Issue { code, details, .. } if code == "stream-incomplete" => {
+            Update::Issue { code, details, .. } if code == "stream-incomplete" => {
                 Some(details.clone())
             }
             _ => None,
@@ -504,7 +503,7 @@ fn stream_without_terminal_status_is_incomplete_with_everything_kept() {
         .unwrap();
     assert_eq!(details["lastStatus"], "in-progress");
     assert!(
-        matches!(updates.last(), Some(AcpUpdate::Done { run }) if run.status == RunStatus::Incomplete)
+        matches!(updates.last(), Some(Update::Done { run }) if run.status == RunStatus::Incomplete)
     );
 }
 
@@ -534,14 +533,14 @@ fn malformed_events_are_skipped_reported_and_do_not_stop_the_stream() {
         ]
     );
     match &updates[0] {
-        AcpUpdate::Issue { details, .. } => {
+        Update::Issue { details, .. } => {
             assert_eq!(details["data"], "{not json");
             assert_eq!(details["line"], 1);
         }
         other => panic!("{other:?}"),
     }
     match &updates[2] {
-        AcpUpdate::Issue { details, .. } => {
+        Update::Issue { details, .. } => {
             assert_eq!(details["reason"], "`run.created` event without `run`");
         }
         other => panic!("{other:?}"),
@@ -595,7 +594,7 @@ fn a_message_the_server_changed_is_taken_with_a_warning() {
         let assembled = updates
             .iter()
             .find_map(|u| match u {
-                AcpUpdate::Issue { details, .. } => Some(details["assembled"].clone()),
+                Update::Issue { details, .. } => Some(details["assembled"].clone()),
                 _ => None,
             })
             .unwrap();
@@ -604,8 +603,8 @@ fn a_message_the_server_changed_is_taken_with_a_warning() {
         let text: String = updates
             .iter()
             .filter_map(|u| match u {
-                AcpUpdate::Part { part, .. } => part.content.clone(),
-                AcpUpdate::TextDelta { delta, .. } => Some(delta.clone()),
+                Update::Part { part, .. } => part.content.clone(),
+                Update::TextDelta { delta, .. } => Some(delta.clone()),
                 _ => None,
             })
             .collect();
@@ -645,7 +644,7 @@ fn json_updates_match_the_materialized_updates() {
     let (_, updates) = assemble(&[&bytes]);
     let delta = updates
         .iter()
-        .find(|u| matches!(u, AcpUpdate::TextDelta { .. }))
+        .find(|u| matches!(u, Update::TextDelta { .. }))
         .unwrap();
     assert_eq!(
         serde_json::to_value(delta).unwrap(),
@@ -672,9 +671,9 @@ fn coalesced_updates_carry_the_same_text_in_fewer_deltas() {
         &[sse.as_bytes()],
     );
     assert_eq!(plain.0, co.0);
-    let count = |us: &[AcpUpdate]| {
+    let count = |us: &[Update]| {
         us.iter()
-            .filter(|u| matches!(u, AcpUpdate::TextDelta { .. }))
+            .filter(|u| matches!(u, Update::TextDelta { .. }))
             .count()
     };
     assert_eq!(count(&plain.1), 19);

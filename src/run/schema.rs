@@ -170,7 +170,6 @@ impl CommunicationSchema {
     /// The TypeScript declaration of the schema's JSON (what [`to_json`](Self::to_json) writes and
     /// [`from_json`](Self::from_json) reads), for bindings that pass it as a plain object.
     pub const TS_TYPE: &'static str = concat!(
-        "export type Party = \"client\" | \"server\";\n",
         "export interface SchemaPartJson { name?: string; contentType?: string; required?: boolean }\n",
         "export interface TransitionJson { party: Party; type: string; schema: SchemaPartJson[]; nextState: string }\n",
         "export type CommunicationSchemaJson = Record<string, TransitionJson[]>;",

@@ -51,3 +51,21 @@ mod atlas {
     #[wasm_bindgen(typescript_custom_section)]
     const MESSAGE_TYPE: &str = t::MessageType::TS_TYPE;
 }
+
+#[cfg(feature = "acp")]
+mod acp {
+    use super::*;
+    use crate::dialect::acp as c;
+
+    #[wasm_bindgen(typescript_custom_section)]
+    const RUN_STATUS: &str = c::RunStatus::TS_TYPE;
+    #[wasm_bindgen(typescript_custom_section)]
+    const RUN_MODE: &str = c::RunMode::TS_TYPE;
+    #[wasm_bindgen(typescript_custom_section)]
+    const AWAIT_TYPE: &str = c::AwaitType::TS_TYPE;
+    #[wasm_bindgen(typescript_custom_section)]
+    const SERVER_ERROR_CODE: &str = c::ServerErrorCode::TS_TYPE;
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const COMMUNICATION_SCHEMA: &str = crate::run::CommunicationSchema::TS_TYPE;

@@ -1,5 +1,6 @@
 //! Folding ACP events into a live run.
 
+pub use crate::error::Severity;
 use serde::Serialize;
 
 use super::event::{AcpEvent, RawEvent, RawPart};
@@ -24,7 +25,7 @@ pub struct AcpOptions {
     /// boundaries and equals its final `run.output` exactly.
     pub join_text: bool,
     /// Batched delivery: within one [`AcpStream::feed`] (one network chunk), consecutive text
-    /// appended to the same part is merged into one [`AcpUpdate::TextDelta`]. Default `false`.
+    /// appended to the same part is merged into one [`Update::TextDelta`]. Default `false`.
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AcpStream`] only).
     pub sse: SseOptions,
@@ -40,17 +41,6 @@ impl Default for AcpOptions {
     }
 }
 
-/// How serious an [`AcpUpdate::Issue`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Something odd that was tolerated; the stream goes on and nothing was lost.
-    Warning,
-    /// The run failed or the stream broke.
-    Error,
-}
-
 /// A change to the assembled run, in stream order (JSON: `{"type": "textDelta", …}`, camelCase).
 ///
 /// Updates never repeat accumulated text: a text delta carries only the new text, a new part is
@@ -58,15 +48,19 @@ pub enum Severity {
 /// arrives (created, completed, replaced), so delivering a stream is linear in its size. Indices
 /// are 0-based positions in the run's `output` and in a message's `parts`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
-pub enum AcpUpdate {
+pub enum Update {
     /// The run changed (a `run.*` event: id, status, await request, error, timestamps). Its
-    /// `output` is empty here: messages arrive as their own updates, and [`AcpUpdate::Done`] has
+    /// `output` is empty here: messages arrive as their own updates, and [`Update::Done`] has
     /// the whole run.
     Run {
         /// The run without its output.
@@ -122,6 +116,7 @@ pub enum AcpUpdate {
     /// stream that broke.
     Issue {
         /// Warning (tolerated) or error.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "Severity"))]
         severity: Severity,
         /// The error's stable code (see [`AcpError`]).
         code: String,
@@ -143,9 +138,9 @@ pub enum AcpUpdate {
     },
 }
 
-impl AcpUpdate {
+impl Update {
     fn issue(severity: Severity, error: AcpError) -> Self {
-        AcpUpdate::Issue {
+        Update::Issue {
             severity,
             code: error.code().to_owned(),
             message: error.to_string(),
@@ -159,7 +154,7 @@ impl AcpUpdate {
 /// copied nor allocated until it is delivered).
 #[derive(Debug, Clone)]
 enum Pending {
-    Owned(Box<AcpUpdate>),
+    Owned(Box<Update>),
     /// `content[start..end]` of part `part` of message `msg`.
     Text {
         msg: usize,
@@ -176,12 +171,12 @@ enum Pending {
 }
 
 impl Pending {
-    fn owned(update: AcpUpdate) -> Self {
+    fn owned(update: Update) -> Self {
         Pending::Owned(Box::new(update))
     }
 }
 
-/// Folds ACP events into a [`Run`], and records an [`AcpUpdate`] for each change.
+/// Folds ACP events into a [`Run`], and records an [`Update`] for each change.
 ///
 /// Rules (acp-sdk 1.0.3's server, `acp_sdk/server/executor.py`, and what its streams show; see
 /// `shared/fixtures/acp-sdk`):
@@ -194,7 +189,7 @@ impl Pending {
 ///   server's parts. A message the agent yields whole arrives as `message.created` *with* its parts,
 ///   then one `message.part` per part repeating them: those repeats are recognized and not added
 ///   twice.
-/// - `run.awaiting` records [`AcpUpdate::Awaiting`] and ends the stream (the server closes it); a
+/// - `run.awaiting` records [`Update::Awaiting`] and ends the stream (the server closes it); a
 ///   later `run.in-progress` (the resumed stream) continues the same run and the same open message.
 /// - `run.failed` keeps the partial output and the error (an [`AcpError::Server`] issue); an
 ///   `error` event fails the run the same way.
@@ -278,7 +273,7 @@ impl Assembler {
         !self.pending.is_empty()
     }
 
-    /// Applies one SSE `data` payload. Malformed data becomes an [`AcpUpdate::Issue`] warning.
+    /// Applies one SSE `data` payload. Malformed data becomes an [`Update::Issue`] warning.
     pub fn push_data(&mut self, data: &str) {
         let mut raw = match RawEvent::parse(data) {
             Ok(raw) => raw,
@@ -317,7 +312,7 @@ impl Assembler {
             AcpEvent::Generic { generic, .. } => {
                 self.generic.push(generic.clone());
                 self.pending
-                    .push(Pending::owned(AcpUpdate::Generic { generic }));
+                    .push(Pending::owned(Update::Generic { generic }));
             }
             AcpEvent::Error { error, .. } => {
                 self.run.error = Some(error.clone());
@@ -341,7 +336,7 @@ impl Assembler {
     /// Reports an error of the transport or SSE layer as an issue of this stream.
     pub fn push_issue(&mut self, severity: Severity, error: AcpError) {
         self.pending
-            .push(Pending::owned(AcpUpdate::issue(severity, error)));
+            .push(Pending::owned(Update::issue(severity, error)));
     }
 
     fn warn(&mut self, error: AcpError) {
@@ -417,7 +412,7 @@ impl Assembler {
                 self.warn(AcpError::MessageMissingFromOutput { index });
             }
         }
-        self.pending.push(Pending::owned(AcpUpdate::Run {
+        self.pending.push(Pending::owned(Update::Run {
             run: self.run.envelope(),
         }));
         match event {
@@ -425,7 +420,7 @@ impl Assembler {
             RunEvent::Awaiting => {
                 if let Some(await_request) = self.run.await_request.clone() {
                     self.pending
-                        .push(Pending::owned(AcpUpdate::Awaiting { await_request }));
+                        .push(Pending::owned(Update::Awaiting { await_request }));
                 }
                 self.end();
             }
@@ -583,16 +578,15 @@ impl Assembler {
             }
         };
         self.open = false;
-        self.pending
-            .push(Pending::owned(AcpUpdate::MessageCompleted {
-                index,
-                message: self.run.output[index].clone(),
-            }));
+        self.pending.push(Pending::owned(Update::MessageCompleted {
+            index,
+            message: self.run.output[index].clone(),
+        }));
     }
 
     fn push_message_update(&mut self, index: usize) {
         if let Some(message) = self.run.output.get(index) {
-            self.pending.push(Pending::owned(AcpUpdate::Message {
+            self.pending.push(Pending::owned(Update::Message {
                 index,
                 message: message.clone(),
             }));
@@ -613,7 +607,7 @@ impl Assembler {
         }
     }
 
-    fn materialized(&self, p: &Pending) -> AcpUpdate {
+    fn materialized(&self, p: &Pending) -> Update {
         match p {
             Pending::Owned(u) => (**u).clone(),
             Pending::Text {
@@ -621,7 +615,7 @@ impl Assembler {
                 part,
                 start,
                 end,
-            } => AcpUpdate::TextDelta {
+            } => Update::TextDelta {
                 message_index: *msg,
                 part_index: *part,
                 delta: self
@@ -638,7 +632,7 @@ impl Assembler {
                         c.truncate(*len);
                     }
                 }
-                AcpUpdate::Part {
+                Update::Part {
                     message_index: *msg,
                     part_index: *part,
                     part: owned,
@@ -651,14 +645,14 @@ impl Assembler {
         self.run.output.get(msg)?.parts.get(part)
     }
 
-    /// Records [`AcpUpdate::Done`] (once per stream).
+    /// Records [`Update::Done`] (once per stream).
     fn end(&mut self) {
         if self.done {
             return;
         }
         self.done = true;
         self.echo.clear();
-        self.pending.push(Pending::owned(AcpUpdate::Done {
+        self.pending.push(Pending::owned(Update::Done {
             run: self.run.clone(),
         }));
     }
@@ -676,7 +670,7 @@ impl Assembler {
     }
 
     /// Takes the updates recorded since the last drain, in order.
-    pub fn drain_updates(&mut self) -> Vec<AcpUpdate> {
+    pub fn drain_updates(&mut self) -> Vec<Update> {
         let pending = std::mem::take(&mut self.pending);
         pending
             .into_iter()
@@ -688,7 +682,7 @@ impl Assembler {
     }
 
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
-    /// `AcpUpdate[]`), without materializing them, and clears them.
+    /// `Update[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
@@ -860,7 +854,7 @@ impl AcpStream {
     }
 
     /// Takes the updates recorded since the last drain.
-    pub fn drain_updates(&mut self) -> Vec<AcpUpdate> {
+    pub fn drain_updates(&mut self) -> Vec<Update> {
         self.assembler.drain_updates()
     }
 }

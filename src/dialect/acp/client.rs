@@ -10,7 +10,11 @@ use crate::wire::JsonMap;
 
 /// An HTTP method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub enum Method {
     /// `GET`
     #[serde(rename = "GET")]
@@ -32,7 +36,11 @@ impl Method {
 
 /// A request for an HTTP client to send as is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct HttpRequest {
     /// The method.
     pub method: Method,

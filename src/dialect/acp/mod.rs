@@ -43,7 +43,7 @@ mod client;
 mod event;
 mod model;
 
-pub use assemble::{AcpOptions, AcpStream, AcpUpdate, Assembler, Severity};
+pub use assemble::{AcpOptions, AcpStream, Assembler, Severity, Update};
 pub use body::parts_from_body;
 pub use client::{
     decode_agents, decode_error, decode_events, decode_run, AcpClient, HttpRequest, Method,

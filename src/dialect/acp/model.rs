@@ -20,7 +20,11 @@ use crate::wire_enum;
 /// `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$`, default `"user"`). Kept as sent, even when it does not
 /// match the pattern (see [`Role::is_valid`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 #[serde(transparent)]
 pub struct Role(pub String);
 
@@ -90,7 +94,11 @@ impl std::fmt::Display for Role {
 /// Python counts them) of the current message across all its `text/*` parts; when both are absent
 /// or equal the citation renders as an icon at the part's position.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct CitationMetadata {
     /// Start of the cited text range, in characters of the message's text (0-based).
     #[serde(default)]
@@ -117,7 +125,11 @@ pub struct CitationMetadata {
 /// the agent's reasoning (`message`) or a tool execution (`tool_name`, `tool_input`,
 /// `tool_output`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct TrajectoryMetadata {
     /// A reasoning step or thought.
     #[serde(default)]
@@ -204,7 +216,11 @@ pub(crate) fn plain() -> Option<ContentEncoding> {
 /// `content_url`, not both. Absent fields take the SDK's defaults (`content_type` `"text/plain"`,
 /// `content_encoding` `"plain"`); an explicit `null` is kept as `None`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct MessagePart {
     /// The part's name: an artifact's name, by convention a path such as `/sources/1`. Servers send
     /// names that are not paths (`hello.bin`): they are kept as sent.
@@ -218,6 +234,7 @@ pub struct MessagePart {
     pub content: Option<String>,
     /// How `content` is encoded: `plain` or `base64` (default `plain`).
     #[serde(default = "plain")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "ContentEncoding | null"))]
     pub content_encoding: Option<ContentEncoding>,
     /// Where the content is, instead of inline (kept as sent; the SDK normalizes it as a URL).
     #[serde(default)]
@@ -227,7 +244,7 @@ pub struct MessagePart {
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(
-            type = "({ kind: \"citation\" } & CitationMetadata) | ({ kind: \"trajectory\" } & TrajectoryMetadata) | Record<string, JsonValue> | null"
+            type = "({ kind: \"citation\" } & AcpCitationMetadata) | ({ kind: \"trajectory\" } & AcpTrajectoryMetadata) | Record<string, JsonValue> | null"
         )
     )]
     pub metadata: Option<PartMetadata>,
@@ -303,7 +320,11 @@ impl MessagePart {
 
 /// A message (the SDK's `Message`): a role and an ordered list of parts.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct Message {
     /// Who wrote it (default `"user"`).
     #[serde(default)]
@@ -377,7 +398,7 @@ pub(crate) fn compress_parts(parts: Vec<MessagePart>) -> Vec<MessagePart> {
 wire_enum! {
     /// A run's status (the SDK's `RunStatus`).
     #[derive(Default)]
-    RunStatus {
+    RunStatus as "AcpRunStatus" {
         /// `created`
         #[default]
         Created = "created",
@@ -413,7 +434,7 @@ impl RunStatus {
 wire_enum! {
     /// How a run is requested (the SDK's `RunMode`).
     #[derive(Default)]
-    RunMode {
+    RunMode as "AcpRunMode" {
         /// `sync`: the response is the run once it stops (terminal or awaiting).
         #[default]
         Sync = "sync",
@@ -427,7 +448,7 @@ wire_enum! {
 wire_enum! {
     /// What an await request or resume is (`type`; the SDK knows only `message`).
     #[derive(Default)]
-    AwaitType {
+    AwaitType as "AcpAwaitType" {
         /// `message`: a message is asked for / given.
         #[default]
         Message = "message",
@@ -437,7 +458,11 @@ wire_enum! {
 /// What the agent waits for while the run is `awaiting` (the SDK's `MessageAwaitRequest`, the only
 /// member of its `AwaitRequest` union): `{"type": "message", "message": …}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct AwaitRequest {
     /// `type` (`"message"`).
     #[serde(rename = "type", default)]
@@ -455,7 +480,11 @@ pub struct AwaitRequest {
 /// `{"type": "message", "message": …}`. The server refuses (HTTP 403) a resume whose `type` is not
 /// the request's.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct AwaitResume {
     /// `type` (`"message"`).
     #[serde(rename = "type", default)]
@@ -483,7 +512,7 @@ impl AwaitResume {
 wire_enum! {
     /// An error's code (the SDK's `ErrorCode`; the SDK also allows any string).
     #[derive(Default)]
-    ServerErrorCode {
+    ServerErrorCode as "AcpServerErrorCode" {
         /// `server_error`: the agent raised, or the server failed (HTTP 500).
         #[default]
         ServerError = "server_error",
@@ -497,7 +526,11 @@ wire_enum! {
 /// An error as ACP reports it (the SDK's `Error`): in a failed run's `error`, in an `error` event,
 /// and as the body of every non-2xx HTTP response.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct ErrorInfo {
     /// The code, e.g. `server_error`.
     #[serde(default)]
@@ -518,7 +551,11 @@ pub struct ErrorInfo {
 /// A run of an agent (the SDK's `Run`; also the body of `RunCreateResponse`, `RunResumeResponse`,
 /// `RunReadResponse` and `RunCancelResponse`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct Run {
     /// The run's id (a UUID, as sent).
     #[serde(default)]
@@ -554,7 +591,7 @@ pub struct Run {
 }
 
 impl Run {
-    /// The run without its output (what [`AcpUpdate::Run`](super::AcpUpdate::Run) carries).
+    /// The run without its output (what [`Update::Run`](super::Update::Run) carries).
     pub fn envelope(&self) -> Run {
         Run {
             run_id: self.run_id.clone(),
@@ -592,7 +629,11 @@ impl Run {
 /// An agent's manifest (the SDK's `AgentManifest`), as listed by `GET /agents` and read by
 /// `GET /agents/{name}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct AgentManifest {
     /// The agent's name (what `RunCreateRequest.agent_name` names).
     pub name: String,
@@ -709,7 +750,11 @@ fn check_content_types(
 
 /// `POST /runs`: start a run (the SDK's `RunCreateRequest`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct RunCreateRequest {
     /// The agent to run.
     pub agent_name: String,
@@ -755,7 +800,11 @@ impl RunCreateRequest {
 
 /// `POST /runs/{run_id}`: resume an `awaiting` run (the SDK's `RunResumeRequest`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type_prefix = "Acp")
+)]
 pub struct RunResumeRequest {
     /// The answer to the run's await request.
     pub await_resume: AwaitResume,
