@@ -391,7 +391,7 @@ fn message_types_read_case_insensitively_and_stay_as_sent() {
     }
     assert_eq!(
         MessageType::TS_TYPE,
-        "export type MessageType = \"query\" | \"task\" | \"response\" | \"result\" | \"error\" | \"status\" | \"tool_request\" | \"tool_response\" | (string & {});"
+        "export type AtlasMessageType = \"query\" | \"task\" | \"response\" | \"result\" | \"error\" | \"status\" | \"tool_request\" | \"tool_response\" | (string & {});"
     );
     let mut m = StructuredMessage::new("x");
     m.set_message_type(MessageType::ToolResponse);
