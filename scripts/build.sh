@@ -36,11 +36,17 @@ done
 node scripts/no-any.mjs pkg/web/agentwire.d.ts pkg/bundler/agentwire.d.ts pkg/node/agentwire.d.ts \
   pkg/web/agentwire_bg.wasm.d.ts pkg/bundler/agentwire_bg.wasm.d.ts pkg/node/agentwire_bg.wasm.d.ts
 
-# The TypeScript layer, compiled next to the wasm-bindgen output it imports.
-cp -r js/src pkg/src
-cp js/tsconfig.json pkg/tsconfig.json
-(cd pkg && "$root/node_modules/.bin/tsc" -p tsconfig.json)
-rm -rf pkg/src pkg/tsconfig.json
+# The TypeScript layer (js/src), compiled once next to the browser build's glue and copied into the
+# other targets: each target directory then holds index.js and the glue it imports (./agentwire.js).
+cp js/src/*.ts pkg/web/
+cp js/tsconfig.json pkg/web/tsconfig.json
+(cd pkg/web && "$root/node_modules/.bin/tsc" -p tsconfig.json)
+for f in js/src/*.ts; do
+  b=$(basename "$f" .ts)
+  rm "pkg/web/$b.ts"
+  for t in bundler node; do cp "pkg/web/$b.js" "pkg/web/$b.d.ts" "pkg/$t/"; done
+done
+rm pkg/web/tsconfig.json
 
 cp pkg-template/package.json pkg-template/README.md pkg/
 node -e '

@@ -42,11 +42,11 @@ for _ in $(seq 1 100); do curl -sf "$AGENTWIRE_SERVER/health" >/dev/null && brea
 curl -sf "$AGENTWIRE_SERVER/health" >/dev/null
 
 step "wasm-bindgen tests in Node"
-AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --quiet --target wasm32-unknown-unknown --test wasm
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown --test wasm
 
 step "wasm-bindgen tests in headless Chromium"
 AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
-  cargo test --quiet --target wasm32-unknown-unknown --test wasm
+  cargo test --target wasm32-unknown-unknown --test wasm
 
 step "JavaScript tests against the built package"
 node --test --test-reporter=spec js/test/unit/

@@ -1,7 +1,7 @@
 // The environment-independent part of the package: it works on whichever wasm module an entry point
 // (web.ts, node.ts, bundler.ts) binds.
-import type * as Wasm from "../web/agentwire.js";
-import type { AgentRequest, AgentResponse, Content, JsonValue, Message, StreamUpdate } from "../web/agentwire.js";
+import type * as Wasm from "./agentwire.js";
+import type { AgentRequest, AgentResponse, Content, JsonValue, Message, StreamUpdate } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 
 type WasmModule = typeof Wasm;

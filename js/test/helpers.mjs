@@ -15,7 +15,7 @@ export function server() {
 
 /** The built package's Node entry (what `import "agentwire"` gives in Node). */
 export function agentwire() {
-  return import(join(pkgDir, "dist/node.js"));
+  return import(join(pkgDir, "node/index.js"));
 }
 
 /** GET a JSON document. */

@@ -31,7 +31,7 @@ function readmeExample() {
 
 test("the tarball holds the three entry points, types and wasm, and nothing else", () => {
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
-  for (const f of ["package.json", "README.md", "dist/web.js", "dist/web.d.ts", "dist/node.js", "dist/bundler.js",
+  for (const f of ["package.json", "README.md", "web/index.js", "web/index.d.ts", "node/index.js", "bundler/index.js",
     "web/agentwire_bg.wasm", "node/agentwire_bg.wasm", "bundler/agentwire_bg.wasm"]) assert.ok(files.includes(f), f);
   assert.ok(!files.some((f) => f.startsWith("src/") || f.includes("tsconfig")), files.join(" "));
 });

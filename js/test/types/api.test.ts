@@ -13,9 +13,10 @@ import init, {
   type JsonValue,
   type Role,
   type StreamUpdate,
-} from "../../../pkg/dist/web.js";
-import * as node from "../../../pkg/dist/node.js";
-import * as bundler from "../../../pkg/dist/bundler.js";
+} from "../../../pkg/web/index.js";
+import * as web from "../../../pkg/web/index.js";
+import * as node from "../../../pkg/node/index.js";
+import * as bundler from "../../../pkg/bundler/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_?: T): void {}
@@ -76,8 +77,8 @@ export async function api(): Promise<void> {
   rb.createMessageBuilder("assistant").createContentBuilder("text").addTextDelta("x");
 
   // The three entry points export the same API.
-  assertType<Equal<typeof node.AgentClient, typeof AgentClient>>();
-  assertType<Equal<typeof bundler.RequestBuilder, typeof node.RequestBuilder>>();
+  assertType<Equal<keyof typeof node, keyof typeof web>>();
+  assertType<Equal<keyof typeof bundler, keyof typeof web>>();
 
   // @ts-expect-error baseUrl is required
   new AgentClient({});

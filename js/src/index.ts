@@ -1,0 +1,58 @@
+/**
+ * agentwire: talk to AI agents from the browser and Node.
+ *
+ * The same module is built for three targets (see the package's `exports`): browsers (`web`: call
+ * `await init()` once, which fetches `agentwire_bg.wasm` next to this file — bundlers such as Vite
+ * handle that `new URL(…, import.meta.url)` reference), Node (`node`: loaded at import, `init()`
+ * resolves at once) and bundlers with WebAssembly ESM integration (`bundler`: likewise).
+ *
+ * @module
+ */
+import * as raw from "./agentwire.js";
+import { bind, isInitialized } from "./api.js";
+import { guard } from "./guard.js";
+
+/** What `init()` accepts in browsers: the wasm's URL, a `Response`, its bytes, or a module. */
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+type WebInit = (options?: { module_or_path: InitInput | Promise<InitInput> }) => Promise<unknown>;
+// Only the browser build has an async initializer; the others instantiate at import.
+const webInit = (raw as unknown as { default?: WebInit }).default;
+if (typeof webInit !== "function") bind(raw);
+
+let pending: Promise<void> | undefined;
+
+/**
+ * Loads and instantiates the wasm module (once; later calls return the same promise). In Node and
+ * with bundlers it is already loaded and this resolves at once.
+ *
+ * @throws if the module cannot be fetched or instantiated.
+ */
+export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
+  if (typeof webInit !== "function") return Promise.resolve();
+  pending ??= webInit(input === undefined ? undefined : { module_or_path: input }).then(() => bind(raw));
+  return pending;
+}
+
+export default init;
+export { isInitialized };
+
+export { ProtocolError } from "./errors.js";
+export { AgentClient, AgentStream } from "./api.js";
+export type { AgentClientOptions, DeltaTarget, StreamHandlers, StreamRequestOptions } from "./api.js";
+
+// The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
+export const SseDecoder = guard(raw.SseDecoder);
+export type SseDecoder = raw.SseDecoder;
+export const AgentStreamDecoder = guard(raw.AgentStreamDecoder);
+export type AgentStreamDecoder = raw.AgentStreamDecoder;
+export const RequestBuilder = guard(raw.RequestBuilder);
+export type RequestBuilder = raw.RequestBuilder;
+export const ResponseBuilder = guard(raw.ResponseBuilder);
+export type ResponseBuilder = raw.ResponseBuilder;
+export type { MessageBuilder, ContentBuilder } from "./agentwire.js";
+export const encodeAgentEvent = guard(raw.encodeAgentEvent);
+export const validateAgentRequest = guard(raw.validateAgentRequest);
+
+// Types generated from the Rust types (tsify).
+export type * from "./types.js";
