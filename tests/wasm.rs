@@ -122,14 +122,22 @@ async fn streams_a_real_response_from_the_reference_server_with_fetch() {
     let sink_fn: &Function = sink.as_ref().unchecked_ref();
     let call_options = Object::new();
     Reflect::set(&call_options, &"batch".into(), &true.into()).unwrap();
-    let promise = client
+    let handle = client
         .stream(
             request,
             sink_fn.clone().unchecked_into::<UpdateSink>(),
             Some(call_options.unchecked_into::<StreamCallOptions>()),
         )
         .unwrap();
-    let response = JsFuture::from(promise).await.expect("the stream completes");
+    let response = JsFuture::from(handle.response())
+        .await
+        .expect("the stream completes");
+    // The handle answers queries on what arrived: the answer message's named sources.
+    let sources = handle
+        .list(&agentwire::wasm::body::JsPattern::new("/sources/*").unwrap())
+        .unwrap();
+    let sources: JsValue = sources.into();
+    assert_eq!(Array::from(&sources).length(), 2);
     assert_eq!(get(&response, "status").as_string().unwrap(), "completed");
     let output = Array::from(&get(&response, "output"));
     assert_eq!(output.length(), 4, "reasoning, call, output, answer");
@@ -168,7 +176,8 @@ async fn a_non_event_stream_answer_is_a_protocol_error_with_status_and_body() {
     let e = JsFuture::from(
         client
             .stream(request, sink.unchecked_into::<UpdateSink>(), None)
-            .unwrap(),
+            .unwrap()
+            .response(),
     )
     .await
     .expect_err("404 or 405");

@@ -57,7 +57,7 @@ class View {
     const v = this.messages.get(c.msg_id) ?? this.message({ id: c.msg_id, type: "message" });
     if (v.type === "function_call" && c.type === "data") return this.toolCall(v, c);
     if (v.type === "function_call_output" && c.type === "data") return this.toolResult(v, c);
-    if (c.name !== undefined && String(c.name).startsWith("/sources/")) return this.source(c);
+    if (c.name !== undefined) return; // named parts are attachments: sources go to the panel
     let node = v.contents.get(c.index);
     const fresh = !node;
     switch (c.type) {
@@ -157,8 +157,8 @@ class View {
     return table;
   }
 
-  source(c) {
-    const id = `source-${c.name}`;
+  source(part) {
+    const id = `source-${part.name}`;
     let li = document.getElementById(id);
     if (!li) {
       li = el("li");
@@ -166,7 +166,7 @@ class View {
       sources.append(li);
     }
     li.textContent = "";
-    const url = c.text ?? "";
+    const url = part.content ?? part.contentUrl ?? "";
     if (safeLink(url)) {
       const a = el("a", "", url);
       a.href = url;
@@ -216,6 +216,8 @@ async function run(prompt) {
     },
     { signal: controller.signal },
   );
+  // The sources panel follows the named parts /sources/* as they arrive.
+  stream.onPart("/sources/*", (part) => view.source(part));
   try {
     await stream.response;
   } catch (e) {

@@ -1,7 +1,7 @@
 // The environment-independent part of the package: it works on whichever wasm module an entry point
 // (web.ts, node.ts, bundler.ts) binds.
 import type * as Wasm from "./agentwire.js";
-import type { AgentRequest, AgentResponse, Content, JsonValue, Message, StreamUpdate } from "./agentwire.js";
+import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamUpdate } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 
 type WasmModule = typeof Wasm;
@@ -130,22 +130,43 @@ function dispatch(h: StreamHandlers, u: StreamUpdate): void {
   }
 }
 
+/** What changed about a watched part (see `AgentStream.onPart`). */
+export type PartChange =
+  /** The part appeared, was replaced or completed: `part` is its whole current state. */
+  | { type: "part"; msgId: string; index: number }
+  /** Text was appended to the part: `delta` is the new text (already in `part.content`). */
+  | { type: "delta"; msgId: string; index: number; delta: string }
+  /** A data delta was merged into a `data` content behind the part (the delta as sent). */
+  | { type: "dataDelta"; msgId: string; index: number; delta: JsonValue };
+
+interface PartWatch {
+  pattern: Wasm.Pattern;
+  fn: (part: Part, change: PartChange) => void;
+  /** Parts that matched, by `msgId/index`: their last known state, to which deltas are appended. */
+  parts: Map<string, Part>;
+}
+
 /**
  * One streaming response: handlers fire as parts arrive; it is also an async iterator of the
  * updates (from the moment the iterator is created: create it before awaiting anything), and
  * `response` resolves with the assembled response (or rejects with a `ProtocolError` whose
- * `details.response` keeps everything received).
+ * `details.response` keeps everything received). While it streams, `body(msgId)` and
+ * `list(pattern)` query what has arrived, and `onPart(pattern, fn)` watches named parts.
  */
 export class AgentStream implements AsyncIterable<StreamUpdate> {
   /** The assembled response, once the stream has ended. */
   readonly response: Promise<AgentResponse>;
   #queues: Array<UpdateQueue> = [];
+  #handle: Wasm.AgentStreamHandle;
+  #watches: PartWatch[] = [];
+  #messageTypes = new Map<string, { type: string; status: string | null }>();
 
   /** @internal */
-  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Promise<AgentResponse>) {
-    this.response = start((updates) => {
+  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle) {
+    this.#handle = start((updates) => {
       for (const q of this.#queues) q.push(updates);
     });
+    this.response = this.#handle.response;
     // The stream's own outcome is delivered to the queues and handlers; a caller that never awaits
     // `response` must not get an unhandled rejection.
     this.response.then(
@@ -158,6 +179,99 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     const q = new UpdateQueue();
     this.#queues.push(q);
     return q;
+  }
+
+  /** The response as assembled so far. */
+  snapshot(): AgentResponse {
+    return this.#handle.snapshot();
+  }
+
+  /** The body of message `msgId` as it is now (parts grow while they stream), or `null`. */
+  body(msgId: string): Body | null {
+    return this.#handle.body(msgId) ?? null;
+  }
+
+  /**
+   * Named parts whose names match `pattern` (a glob: `*` within a segment, `**` across segments,
+   * `{a,b}`, `?`, `[…]`), across the response's messages, in order — as they are now.
+   *
+   * @throws ProtocolError for an invalid pattern (its code names the problem).
+   */
+  list(pattern: string | Wasm.Pattern): NamedPart[] {
+    const p = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
+    try {
+      return this.#handle.list(p);
+    } finally {
+      if (typeof pattern === "string") p.free();
+    }
+  }
+
+  /**
+   * Calls `fn` whenever a named part matching `pattern` appears, grows or completes, from now on:
+   * `stream.onPart("/sources/*", (part) => render(part))`. Returns a function that stops watching.
+   *
+   * @throws ProtocolError for an invalid pattern.
+   */
+  onPart(pattern: string | Wasm.Pattern, fn: (part: Part, change: PartChange) => void): () => void {
+    const compiled = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
+    const watch: PartWatch = { pattern: compiled, fn, parts: new Map() };
+    this.#watches.push(watch);
+    return () => {
+      this.#watches = this.#watches.filter((w) => w !== watch);
+    };
+  }
+
+  /** @internal Feeds an update to the part watches (called in stream order). */
+  watchUpdate(u: StreamUpdate): void {
+    if (u.type === "message") {
+      const m = u.message;
+      if (m.id) this.#messageTypes.set(m.id, { type: m.type ?? "message", status: m.status ?? null });
+    }
+    if (this.#watches.length === 0) return;
+    switch (u.type) {
+      case "content":
+        this.#watchContent(u.msgId, u.content);
+        break;
+      case "message":
+        if (u.message.id) for (const c of u.message.content ?? []) this.#watchContent(u.message.id, c);
+        break;
+      case "textDelta":
+        for (const w of this.#watches) {
+          const part = w.parts.get(`${u.msgId}/${u.index}`);
+          if (part === undefined) continue;
+          part.content = (part.content ?? "") + u.delta;
+          w.fn(part, { type: "delta", msgId: u.msgId, index: u.index, delta: u.delta });
+        }
+        break;
+      case "dataDelta":
+        for (const w of this.#watches) {
+          const part = w.parts.get(`${u.msgId}/${u.index}`);
+          if (part === undefined) continue;
+          const d = u.delta;
+          const args = d !== null && typeof d === "object" && !Array.isArray(d) ? d.arguments : undefined;
+          if (part.type === "tool_call" && typeof args === "string") {
+            // A tool call's part content is its arguments text, which streams as data deltas.
+            part.content = (part.content ?? "") + args;
+            w.fn(part, { type: "delta", msgId: u.msgId, index: u.index, delta: args });
+          } else {
+            w.fn(part, { type: "dataDelta", msgId: u.msgId, index: u.index, delta: d });
+          }
+        }
+        break;
+    }
+  }
+
+  #watchContent(msgId: string, content: Content): void {
+    const m = this.#messageTypes.get(msgId);
+    const part = wasm().agentContentToPart(content, m?.type ?? "message", m?.status ?? undefined);
+    if (!part.name) return;
+    const index = content.index ?? 0;
+    for (const w of this.#watches) {
+      if (!w.pattern.isMatch(part.name)) continue;
+      const own = { ...part };
+      w.parts.set(`${msgId}/${index}`, own);
+      w.fn(own, { type: "part", msgId, index });
+    }
   }
 }
 
@@ -254,7 +368,7 @@ export class AgentClient {
   stream(request: AgentRequest, handlers: StreamHandlers = {}, options: StreamRequestOptions = {}): AgentStream {
     const signal = options.signal;
     const inner = this.#inner;
-    return new AgentStream((toQueues) => {
+    const stream: AgentStream = new AgentStream((toQueues) => {
       let errored = false;
       const sink = (updates: StreamUpdate[]): void => {
         if (signal?.aborted) return;
@@ -263,17 +377,19 @@ export class AgentClient {
           if (signal?.aborted) return; // a handler aborted: nothing more runs
           if (u.type === "issue" && u.severity === "error") errored = true;
           dispatch(handlers, u);
+          stream.watchUpdate(u);
         }
         toQueues(updates);
       };
-      const p = inner.stream(request, sink, options) as Promise<AgentResponse>;
-      return p.catch((e: unknown) => {
+      const handle = inner.stream(request, sink, options);
+      handle.response.catch((e: unknown) => {
         // One onError per failure: a broken stream already reported itself as an issue update;
         // a user's abort calls no handler at all.
         if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
-        throw e;
       });
+      return handle;
     });
+    return stream;
   }
 
   /** Releases the wasm memory of this client now (it is also released when garbage collected). */

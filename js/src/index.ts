@@ -39,7 +39,7 @@ export { isInitialized };
 
 export { ProtocolError } from "./errors.js";
 export { AgentClient, AgentStream } from "./api.js";
-export type { AgentClientOptions, DeltaTarget, StreamHandlers, StreamRequestOptions } from "./api.js";
+export type { AgentClientOptions, DeltaTarget, PartChange, StreamHandlers, StreamRequestOptions } from "./api.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -52,6 +52,9 @@ export const ResponseBuilder = guard(raw.ResponseBuilder);
 export type ResponseBuilder = raw.ResponseBuilder;
 export type { MessageBuilder, ContentBuilder } from "./agentwire.js";
 export const encodeAgentEvent = guard(raw.encodeAgentEvent);
+export const agentContentToPart = guard(raw.agentContentToPart);
+export const Pattern = guard(raw.Pattern);
+export type Pattern = raw.Pattern;
 export const validateAgentRequest = guard(raw.validateAgentRequest);
 
 // Types generated from the Rust types (tsify).

@@ -15,6 +15,7 @@ export type {
   JsonValue,
   Message,
   MessageType,
+  NamedPart,
   Part,
   PartKind,
   PartStatus,

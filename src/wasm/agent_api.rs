@@ -548,3 +548,19 @@ impl JsContentBuilder {
         event_ts(self.0.complete())
     }
 }
+
+/// The body view of one Agent API content (as `Message::body` maps it), for a content of a message
+/// of `messageType` whose status is `messageStatus`.
+///
+/// # Errors
+/// `invalid-argument` if `content` is not an Agent API content.
+#[wasm_bindgen(js_name = agentContentToPart)]
+pub fn agent_content_to_part(
+    content: Ts<Content>,
+    message_type: &str,
+    message_status: Option<String>,
+) -> Result<Ts<crate::body::Part>, JsValue> {
+    let content: Content = from_ts(&content, "content")?;
+    let status = message_status.map(|s| crate::dialect::agent_api::RunStatus::from(s.as_str()));
+    to_ts(&content.to_part(&MessageType::from(message_type), status.as_ref()))
+}

@@ -2,7 +2,9 @@
 //! arrives (gloo-net's `EventSource` is GET-only, so this uses `fetch` and `ReadableStream`
 //! directly: <https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API/Using_Fetch#processing_a_text_file_line_by_line>).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use serde::Deserialize;
@@ -16,10 +18,14 @@ use web_sys::{
 };
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
+use super::body::JsPattern;
+use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
+use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
 use crate::transport::{truncate_body, TransportError};
+use serde::Serialize;
 
 #[wasm_bindgen]
 extern "C" {
@@ -110,23 +116,23 @@ impl JsAgentClient {
     }
 
     /// POSTs `request` and streams the response: `sink` receives the updates of each network chunk
-    /// (an array of `StreamUpdate`, ending with `done`). Resolves with the assembled response when
-    /// the stream ends with a terminal status (`completed`, `failed`, …).
+    /// (an array of `StreamUpdate`, ending with `done`). The returned handle's `response` resolves
+    /// with the assembled response when the stream ends with a terminal status (`completed`,
+    /// `failed`, …); meanwhile it answers queries on what has arrived (`body`, `list`).
     ///
     /// # Errors
-    /// Rejects with a `ProtocolError`: `http-status` (non-2xx, with the body text),
+    /// `response` rejects with a `ProtocolError`: `http-status` (non-2xx, with the body text),
     /// `not-event-stream` (another content type), `network-error` (the connection broke),
     /// `stream-incomplete` (the server closed before a terminal status), `aborted` (the signal
     /// fired; no callback runs after it). Except for the first two, `details.response` holds
     /// everything received, marked incomplete. An exception thrown by `sink` cancels the stream and
     /// rejects with that exception.
-    #[wasm_bindgen(unchecked_return_type = "Promise<AgentResponse>")]
     pub fn stream(
         &self,
         request: Ts<AgentRequest>,
         sink: UpdateSink,
         options: Option<StreamCallOptions>,
-    ) -> Result<Promise, JsValue> {
+    ) -> Result<JsAgentStreamHandle, JsValue> {
         let request: AgentRequest = from_ts(&request, "request")?;
         request.validate().map_err(|e| js_error(&e))?;
         let body = serde_json::to_string(&request)
@@ -155,9 +161,78 @@ impl JsAgentClient {
             body,
             signal,
             sink,
-            decoder: JsAgentStreamDecoder::with_options(stream_options),
+            decoder: Rc::new(RefCell::new(JsAgentStreamDecoder::with_options(
+                stream_options,
+            ))),
         };
-        Ok(future_to_promise(call.run()))
+        let decoder = Rc::clone(&call.decoder);
+        Ok(JsAgentStreamHandle {
+            decoder,
+            response: future_to_promise(call.run()),
+        })
+    }
+}
+
+/// A named part of a streaming response, with the message it belongs to.
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct NamedPart {
+    /// The message's id.
+    pub msg_id: String,
+    /// The part (see the body mapping of the Agent API dialect).
+    pub part: Part,
+}
+
+/// A list of named parts.
+#[derive(Serialize, Tsify)]
+pub struct NamedParts(pub Vec<NamedPart>);
+
+/// One streaming response: its outcome, and queries on what has arrived so far.
+#[wasm_bindgen(js_name = AgentStreamHandle)]
+pub struct JsAgentStreamHandle {
+    decoder: Rc<RefCell<JsAgentStreamDecoder>>,
+    response: Promise,
+}
+
+#[wasm_bindgen(js_class = AgentStreamHandle)]
+impl JsAgentStreamHandle {
+    /// Resolves with the assembled response (see `AgentClient.stream` for how it rejects).
+    #[wasm_bindgen(getter, unchecked_return_type = "Promise<AgentResponse>")]
+    pub fn response(&self) -> Promise {
+        self.response.clone()
+    }
+
+    /// The response as assembled so far.
+    pub fn snapshot(&self) -> Result<Ts<crate::dialect::agent_api::AgentResponse>, JsValue> {
+        to_ts(self.decoder.borrow().inner().response())
+    }
+
+    /// The body of message `msgId` as it is now (parts grow while they stream), or `null`.
+    pub fn body(&self, msg_id: &str) -> Result<Option<Ts<Body>>, JsValue> {
+        let decoder = self.decoder.borrow();
+        match decoder.inner().assembler().message(msg_id) {
+            Some(m) => Ok(Some(to_ts(&m.body())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every named part whose name matches `pattern`, across the response's messages, in order:
+    /// `list(new Pattern("/sources/*"))` while the response is still streaming.
+    pub fn list(&self, pattern: &JsPattern) -> Result<Ts<NamedParts>, JsValue> {
+        let decoder = self.decoder.borrow();
+        let mut out = Vec::new();
+        for m in &decoder.inner().response().output {
+            let id = m.id.clone().unwrap_or_default();
+            for part in m.body().parts {
+                if part.name.as_deref().is_some_and(|n| pattern.0.is_match(n)) {
+                    out.push(NamedPart {
+                        msg_id: id.clone(),
+                        part,
+                    });
+                }
+            }
+        }
+        to_ts(&NamedParts(out))
     }
 }
 
@@ -169,7 +244,7 @@ struct Call {
     body: String,
     signal: Option<AbortSignal>,
     sink: Function,
-    decoder: JsAgentStreamDecoder,
+    decoder: Rc<RefCell<JsAgentStreamDecoder>>,
 }
 
 impl Call {
@@ -212,16 +287,16 @@ impl Call {
             };
             buf.resize(bytes.length() as usize, 0);
             bytes.copy_to(&mut buf);
-            self.decoder.feed_bytes(&buf);
+            self.decoder.borrow_mut().feed_bytes(&buf);
             if let Err(e) = self.deliver() {
                 let _ = reader.cancel();
                 return Err(e);
             }
         }
-        let done_before_end = self.decoder.inner().assembler().is_done();
-        self.decoder.inner_mut().finish();
+        let done_before_end = self.decoder.borrow().inner().assembler().is_done();
+        self.decoder.borrow_mut().inner_mut().finish();
         self.deliver()?;
-        let response = to_js(self.decoder.inner().response())?;
+        let response = to_js(self.decoder.borrow().inner().response())?;
         if done_before_end {
             Ok(response)
         } else {
@@ -286,12 +361,16 @@ impl Call {
         Ok(response)
     }
 
-    /// Hands the pending updates to the sink.
+    /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so
+    /// handlers may query the stream's handle).
     fn deliver(&mut self) -> Result<(), JsValue> {
-        if !self.decoder.inner().assembler().has_updates() || self.aborted() {
-            return Ok(());
-        }
-        let updates = self.decoder.drain()?;
+        let updates = {
+            let mut decoder = self.decoder.borrow_mut();
+            if !decoder.inner().assembler().has_updates() || self.aborted() {
+                return Ok(());
+            }
+            decoder.drain()?
+        };
         self.sink.call1(&JsValue::NULL, &updates)?;
         Ok(())
     }
@@ -301,9 +380,9 @@ impl Call {
         if self.aborted() {
             return self.abort();
         }
-        self.decoder.inner_mut().finish();
+        self.decoder.borrow_mut().inner_mut().finish();
         let _ = self.deliver();
-        let partial = to_js(self.decoder.inner().response()).unwrap_or(JsValue::NULL);
+        let partial = to_js(self.decoder.borrow().inner().response()).unwrap_or(JsValue::NULL);
         js_error_with(
             &TransportError::Network {
                 reason: describe(&e),
@@ -315,8 +394,8 @@ impl Call {
 
     /// The user aborted: no more callbacks; the partial response is marked `canceled`.
     fn abort(&mut self) -> JsValue {
-        self.decoder.inner_mut().abort();
-        let partial = to_js(self.decoder.inner().response()).unwrap_or(JsValue::NULL);
+        self.decoder.borrow_mut().inner_mut().abort();
+        let partial = to_js(self.decoder.borrow().inner().response()).unwrap_or(JsValue::NULL);
         js_error_with(&TransportError::Aborted, "response", &partial)
     }
 }

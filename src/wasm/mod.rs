@@ -19,6 +19,7 @@
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
 pub mod agent_api;
+pub mod body;
 pub mod client;
 mod convert;
 pub mod error;

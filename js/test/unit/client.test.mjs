@@ -141,3 +141,28 @@ test("an invalid request is refused synchronously with a typed error", () => {
   assert.throws(() => client.stream({ nope: true }), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
   assert.throws(() => new AgentClient({}), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
 });
+
+test("while streaming: onPart watches named parts, list() and body() query what arrived", async () => {
+  const client = new AgentClient({ baseUrl: server() });
+  const sources = [];
+  const call = [];
+  const stream = client.stream(request("sources please"));
+  stream.onPart("/sources/*", (part, change) => sources.push({ name: part.name, type: part.contentType, url: part.content, change: change.type }));
+  stream.onPart("/function", (part, change) => call.push({ content: part.content, change: change.type }));
+  const response = await stream.response;
+  assert.deepEqual(sources.filter((s) => s.change === "part").map((s) => s.name).filter((n, i, a) => a.indexOf(n) === i), ["/sources/1", "/sources/2"]);
+  assert.ok(sources.every((s) => s.type === "text/x-uri"));
+  assert.equal(sources.at(-1).url, "https://example.org/climate/europe");
+  // The tool call's arguments stream in as deltas of its /function part.
+  assert.ok(call.some((c) => c.change === "delta"));
+  assert.equal(call.at(-1).content, '{"city": "Paris", "unit": "celsius"}');
+  const listed = stream.list("/sources/*");
+  assert.deepEqual(listed.map((p) => p.part.name), ["/sources/1", "/sources/2"]);
+  const answer = response.output.at(-1);
+  assert.equal(listed[0].msgId, answer.id);
+  const body = stream.body(answer.id);
+  assert.equal(body.parts[0].contentType, "text/plain");
+  assert.equal(body.parts.filter((p) => !p.name).length, 3, "text, data table and image are main content");
+  assert.equal(stream.body("msg_nope"), null);
+  assert.throws(() => stream.list("/sources/{"), (e) => e instanceof ProtocolError && e.code === "unclosed-brace");
+});

@@ -171,6 +171,11 @@ impl Assembler {
         &self.response
     }
 
+    /// The message with id `id`, as assembled so far.
+    pub fn message(&self, id: &str) -> Option<&Message> {
+        self.ids.get(id).and_then(|&p| self.response.output.get(p))
+    }
+
     /// Takes the assembled response, leaving an empty one.
     pub fn take_response(&mut self) -> AgentResponse {
         std::mem::take(&mut self.response)
