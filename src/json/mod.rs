@@ -7,6 +7,9 @@
 //! one-character deltas take seconds. [`PartialJson`] reads every byte exactly once and keeps its
 //! value up to date **in place** (appending to the open string, inserting completed members), so a
 //! push of `k` bytes costs `O(k)` amortized, plus a walk from the root to the open value per token.
+//! In a release build, 4,033 one-character deltas (a 4,000-character `content` argument) take about
+//! 0.3 ms, and a 368 kB document in 16-byte deltas about 9 ms (2.4 times one `serde_json::from_str`
+//! of the whole text).
 //!
 //! ```
 //! use agentwire::json::{PartialChange, PartialJson, PathSegment};
@@ -49,7 +52,8 @@
 //! | `{"a": "\ud83d` (first half of a surrogate pair) | `{"a": ""}`: held until the low half arrives | a lone surrogate in the JS string until the low half arrives |
 //! | `{"pa` or `{"path"` or `{"path": ` (pending key) | `{}`: a key appears only with its value | same |
 //! | `[1, 2` (open number) | `[1, 2]`: a number appears once its text is a complete JSON number | same |
-//! | `[-` , `[1.`, `[1e`, `[1.5e+` | `[]`, `[1]`, `[1]`, `[1.5]`: the incomplete tail is held back (the number shows its longest complete prefix) | same |
+//! | `[1.`, `[1e`, `[1.5e+` | `[1]`, `[1]`, `[1.5]`: the incomplete tail is held back (the number shows its longest complete prefix) | same |
+//! | `[-` , `{"a": -` | `[]`, `{}`: a number appears with its first digit | `undefined` (the repaired `[-]` fails to parse), `{}` |
 //! | `[tr` , `{"a": nul` (partial literal) | `[]`, `{}`: literals appear only when complete | `[true]`, `{"a": null}`: completed by guessing |
 //! | `{"a": {"b": [1` (open containers) | `{"a": {"b": [1]}}`: open arrays and objects appear with their members so far | same |
 //! | invalid JSON (`{"a" 1`) | an error at the offending byte; the last good value stays readable | `undefined` (`failed-parse`) |

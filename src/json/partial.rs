@@ -18,7 +18,9 @@ pub const MAX_PARTIAL_NUMBER_LEN: usize = 64;
 #[serde(rename_all = "camelCase", default)]
 pub struct PartialJsonLimits {
     /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64.
-    /// `serde_json` refuses more than 128 whatever this says.
+    /// `serde_json` refuses more than 128 whatever this says. Keep it in the hundreds at most:
+    /// each token walks from the root to the open value, and a `serde_json::Value` is dropped
+    /// recursively (thousands of levels overflow the stack when the value is dropped).
     pub max_depth: usize,
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).
