@@ -3,6 +3,8 @@
 //! of the module docs, errors where serde_json errors, limits, and the 4,000-delta case.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use agentwire::json::{
     PartialChange, PartialJson, PartialJsonError, PartialJsonLimits, PathSegment,
 };
@@ -695,6 +697,58 @@ fn agent_api_function_call_arguments_stream() {
         ]
     );
     assert!(p.is_complete());
+}
+
+/// The `data` of every event of a fixture (these fixtures have one `data` line per event).
+fn fixture_events(path: &str) -> Vec<Value> {
+    let bytes = common::fixture(path);
+    let text = String::from_utf8(bytes).expect("UTF-8 fixture");
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str(data).ok())
+        .collect()
+}
+
+#[test]
+fn real_servers_argument_deltas() {
+    // agentscope-runtime: `arguments` text in the data deltas of a function_call content.
+    let events = fixture_events("agentscope-runtime/process-raw.sse");
+    let deltas: Vec<String> = events
+        .iter()
+        .filter(|e| e["object"] == "content" && e["delta"] == true)
+        .filter_map(|e| e["data"]["arguments"].as_str().map(str::to_owned))
+        .collect();
+    let completed = events
+        .iter()
+        .find(|e| {
+            e["object"] == "content" && e["delta"] == false && e["data"]["arguments"].is_string()
+        })
+        .and_then(|e| e["data"]["arguments"].as_str())
+        .expect("a completed function call");
+    assert_eq!(deltas.concat(), completed);
+    let pieces: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    assert_eq!(run_checked(&pieces, false).unwrap(), expected(completed));
+
+    // Vercel AI SDK UI message stream: `tool-input-delta` chunks, then `tool-input-available`.
+    let events = fixture_events("vercel-ai/chat.sse");
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool-input-delta")
+        .filter_map(|e| e["inputTextDelta"].as_str())
+        .collect();
+    let input = events
+        .iter()
+        .find(|e| e["type"] == "tool-input-available")
+        .map(|e| e["input"].clone())
+        .expect("tool input");
+    let mut p = PartialJson::new(limits());
+    p.push(deltas[0]).unwrap();
+    // `{"city":` shows an empty object: the key waits for its value.
+    assert_eq!(p.value(), Some(&json!({})));
+    for d in &deltas[1..] {
+        p.push(d).unwrap();
+    }
+    assert_eq!(p.finish().unwrap(), input);
 }
 
 /// Any JSON value: scalars of every kind (strings with quotes, backslashes, control characters

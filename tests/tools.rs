@@ -2,6 +2,8 @@
 //! warnings and errors, tool errors as JSON, bounded validation, and property tests.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use agentwire::json::PathSegment;
 use agentwire::tool::{
     ArgumentProblem, CompiledSchema, ProblemKind, SchemaError, ToolDefinition, ToolError,
@@ -976,6 +978,47 @@ fn agent_api_function_tools_and_calls() {
     assert_eq!(tools.len(), 1);
     assert!(tools.remove("get_weather").is_some());
     assert!(tools.get("get_weather").is_none());
+}
+
+#[test]
+fn a_real_servers_function_call_validates() {
+    use agentwire::dialect::agent_api::FunctionCall;
+    // agentscope-runtime's completed function_call content (`data: {call_id, name, arguments}`).
+    let text = String::from_utf8(common::fixture("agentscope-runtime/process-raw.sse")).unwrap();
+    let call: FunctionCall = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|e| {
+            e["object"] == "content" && e["delta"] == false && e["data"]["arguments"].is_string()
+        })
+        .and_then(|e| serde_json::from_value(e["data"].clone()).ok())
+        .expect("a completed function call");
+    let mut tools = ToolRegistry::new();
+    tools
+        .register(ToolDefinition {
+            name: "get_weather".into(),
+            description: "Current weather for a city.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"city": {"type": "string", "minLength": 1}},
+                "required": ["city"],
+                "additionalProperties": false,
+            }),
+        })
+        .unwrap();
+    assert_eq!(
+        tools.validate_call(&call).unwrap(),
+        json!({"city": "Paris"})
+    );
+    let renamed = FunctionCall {
+        name: "get_wether".into(),
+        ..call
+    };
+    assert_eq!(
+        tools.validate_call(&renamed).unwrap_err().message,
+        "Unknown tool 'get_wether'; available tools: get_weather."
+    );
 }
 
 /// A property's schema in the generated tool schemas.
