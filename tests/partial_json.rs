@@ -229,6 +229,67 @@ fn every_two_way_split_gives_serde_json_value() {
 }
 
 #[test]
+fn every_byte_split_of_the_utf8_gives_serde_json_value() {
+    // Splits inside multi-byte characters too: the incomplete character is held.
+    for doc in DOCS {
+        let want = expected(doc);
+        let bytes = doc.as_bytes();
+        for i in 0..=bytes.len() {
+            let mut p = PartialJson::new(limits());
+            p.push_bytes(&bytes[..i]).unwrap();
+            if doc.is_char_boundary(i) && !doc.contains("dup") {
+                let mut at_once = PartialJson::new(limits());
+                at_once.push(&doc[..i]).unwrap();
+                assert_eq!(p.value(), at_once.value(), "{doc:?} at {i}");
+            }
+            p.push_bytes(&bytes[i..]).unwrap();
+            assert_eq!(p.finish().unwrap(), want, "{doc:?} split at byte {i}");
+        }
+        // One byte at a time.
+        let mut p = PartialJson::new(limits());
+        for b in bytes {
+            p.push_bytes(std::slice::from_ref(b)).unwrap();
+        }
+        assert_eq!(p.finish().unwrap(), want, "{doc:?} byte by byte");
+    }
+}
+
+#[test]
+fn invalid_utf8_fails_like_serde_json_from_slice() {
+    let cases: &[(&[u8], usize)] = &[
+        (b"\"\xff\"", 1),
+        (b"[\"a\xc3\"]", 3),
+        (b"\"\xe6\x9d\"", 1),
+        (b"\"\xed\xa0\x80\"", 1),
+        (b"\"\xc0\xaf\"", 1),
+        (b"\"\xe6\x9d", 1),
+    ];
+    for (bytes, offset) in cases {
+        assert!(serde_json::from_slice::<Value>(bytes).is_err());
+        for i in 0..=bytes.len() {
+            let mut p = PartialJson::new(limits());
+            let result = p
+                .push_bytes(&bytes[..i])
+                .and_then(|()| p.push_bytes(&bytes[i..]));
+            let err = result.and_then(|()| p.finish()).unwrap_err();
+            assert_eq!(
+                err,
+                PartialJsonError::InvalidUtf8 { offset: *offset },
+                "{bytes:?} split at {i}"
+            );
+            assert_eq!(err.code(), "json-invalid-utf8");
+        }
+    }
+    // A character left incomplete by push_bytes cannot be completed by push.
+    let mut p = PartialJson::new(limits());
+    p.push_bytes(b"\"\xe6").unwrap();
+    assert_eq!(
+        p.push("\u{9d}\""),
+        Err(PartialJsonError::InvalidUtf8 { offset: 1 })
+    );
+}
+
+#[test]
 fn one_char_at_a_time_gives_serde_json_value_with_consistent_partials() {
     for doc in DOCS {
         let pieces = chars(doc);
@@ -808,6 +869,24 @@ proptest! {
         let want: Value = serde_json::from_str(&text).unwrap();
         let pieces = split_at_cuts(&text, &cuts);
         prop_assert_eq!(run_checked(&pieces, false).unwrap(), want);
+    }
+
+    #[test]
+    fn random_values_in_random_byte_chunks_parse_like_serde_json(
+        value in arb_json(),
+        cuts in prop::collection::vec(any::<usize>(), 0..40),
+    ) {
+        let text = serde_json::to_string(&value).unwrap();
+        let bytes = text.as_bytes();
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.extend([0, bytes.len()]);
+        points.sort_unstable();
+        points.dedup();
+        let mut p = PartialJson::new(limits());
+        for w in points.windows(2) {
+            p.push_bytes(&bytes[w[0]..w[1]]).unwrap();
+        }
+        prop_assert_eq!(p.finish().unwrap(), serde_json::from_slice::<Value>(bytes).unwrap());
     }
 
     #[test]

@@ -68,6 +68,9 @@
 //! number; longer numbers show their full value only when complete, so that a number streamed one
 //! digit at a time cannot make parsing quadratic.
 //!
+//! Text arrives as `&str` pieces ([`push`](PartialJson::push)), or as raw UTF-8 bytes that may
+//! split a character between pieces ([`push_bytes`](PartialJson::push_bytes)).
+//!
 //! # The change feed
 //!
 //! [`changes`](PartialJson::changes) lists what the last push changed, as [`PartialChange`]s: `set`
@@ -79,8 +82,9 @@
 //! # Completion and errors
 //!
 //! [`finish`](PartialJson::finish) returns the final value, equal to what `serde_json::from_str`
-//! returns for the whole text, and fails where `serde_json` fails (invalid JSON, trailing
-//! characters, a lone surrogate, a number out of range), plus the two limits of
+//! returns for the whole text (`serde_json::from_slice` for bytes), and fails where `serde_json`
+//! fails (invalid JSON, trailing characters, a lone surrogate, a number out of range, invalid
+//! UTF-8), plus the two limits of
 //! [`PartialJsonLimits`] (nesting depth, total size). Nesting deeper than 128 is refused by
 //! `serde_json` whatever our limit says. Once a push fails, the parser keeps that error: later
 //! pushes and `finish` return it again, while `value` still shows the last good partial value.
@@ -153,6 +157,13 @@ pub enum PartialJsonError {
         /// The number's text (its first 100 bytes and `…` when longer).
         text: String,
     },
+    /// Bytes pushed with [`push_bytes`](PartialJson::push_bytes) that are not UTF-8, or a text
+    /// that ends inside a character.
+    #[error("invalid UTF-8 at byte {offset}")]
+    InvalidUtf8 {
+        /// Byte offset of the first byte of the invalid sequence.
+        offset: usize,
+    },
     /// A `\uXXXX` escape of a UTF-16 surrogate that is not part of a pair (RFC 8259 section 8.2
     /// allows it; `serde_json` and Rust strings do not).
     #[error("unpaired UTF-16 surrogate \\u{code:04x} in a string at byte {offset}")]
@@ -174,6 +185,7 @@ impl ErrorCode for PartialJsonError {
             PartialJsonError::TrailingCharacters { .. } => "json-trailing-characters",
             PartialJsonError::NumberOutOfRange { .. } => "json-number-out-of-range",
             PartialJsonError::LoneSurrogate { .. } => "json-lone-surrogate",
+            PartialJsonError::InvalidUtf8 { .. } => "json-invalid-utf8",
         }
     }
 
@@ -201,6 +213,7 @@ impl ErrorCode for PartialJsonError {
             PartialJsonError::LoneSurrogate { offset, code } => {
                 json!({ "offset": offset, "code": code })
             }
+            PartialJsonError::InvalidUtf8 { offset } => json!({ "offset": offset }),
         }
     }
 }
