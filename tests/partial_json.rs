@@ -890,6 +890,38 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic_and_agree_with_serde_json(
+        bytes in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(b"[]{}\":,0-9e.tfnrul \\u\n".to_vec()),
+                any::<u8>(),
+            ],
+            0..48,
+        ),
+        cuts in prop::collection::vec(any::<usize>(), 0..8),
+    ) {
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.extend([0, bytes.len()]);
+        points.sort_unstable();
+        points.dedup();
+        let mut p = PartialJson::new(limits());
+        let mut result = Ok(());
+        for w in points.windows(2) {
+            result = p.push_bytes(&bytes[w[0]..w[1]]);
+            if result.is_err() {
+                break;
+            }
+        }
+        let ours = result.and_then(|()| p.finish());
+        let theirs = serde_json::from_slice::<Value>(&bytes);
+        match (ours, theirs) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(_), Err(_)) => {}
+            (a, b) => prop_assert!(false, "{:?}: ours {:?}, serde_json {:?}", bytes, a, b),
+        }
+    }
+
+    #[test]
     fn fixture_documents_in_random_chunks(
         doc in prop::sample::select(DOCS),
         cuts in prop::collection::vec(any::<usize>(), 0..20),
