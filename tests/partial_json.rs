@@ -3,6 +3,8 @@
 //! of the module docs, errors where serde_json errors, limits, and the 4,000-delta case.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use agentwire::json::{
     PartialChange, PartialJson, PartialJsonError, PartialJsonLimits, PathSegment,
 };
@@ -224,6 +226,67 @@ fn every_two_way_split_gives_serde_json_value() {
             );
         }
     }
+}
+
+#[test]
+fn every_byte_split_of_the_utf8_gives_serde_json_value() {
+    // Splits inside multi-byte characters too: the incomplete character is held.
+    for doc in DOCS {
+        let want = expected(doc);
+        let bytes = doc.as_bytes();
+        for i in 0..=bytes.len() {
+            let mut p = PartialJson::new(limits());
+            p.push_bytes(&bytes[..i]).unwrap();
+            if doc.is_char_boundary(i) && !doc.contains("dup") {
+                let mut at_once = PartialJson::new(limits());
+                at_once.push(&doc[..i]).unwrap();
+                assert_eq!(p.value(), at_once.value(), "{doc:?} at {i}");
+            }
+            p.push_bytes(&bytes[i..]).unwrap();
+            assert_eq!(p.finish().unwrap(), want, "{doc:?} split at byte {i}");
+        }
+        // One byte at a time.
+        let mut p = PartialJson::new(limits());
+        for b in bytes {
+            p.push_bytes(std::slice::from_ref(b)).unwrap();
+        }
+        assert_eq!(p.finish().unwrap(), want, "{doc:?} byte by byte");
+    }
+}
+
+#[test]
+fn invalid_utf8_fails_like_serde_json_from_slice() {
+    let cases: &[(&[u8], usize)] = &[
+        (b"\"\xff\"", 1),
+        (b"[\"a\xc3\"]", 3),
+        (b"\"\xe6\x9d\"", 1),
+        (b"\"\xed\xa0\x80\"", 1),
+        (b"\"\xc0\xaf\"", 1),
+        (b"\"\xe6\x9d", 1),
+    ];
+    for (bytes, offset) in cases {
+        assert!(serde_json::from_slice::<Value>(bytes).is_err());
+        for i in 0..=bytes.len() {
+            let mut p = PartialJson::new(limits());
+            let result = p
+                .push_bytes(&bytes[..i])
+                .and_then(|()| p.push_bytes(&bytes[i..]));
+            let err = result.and_then(|()| p.finish()).unwrap_err();
+            assert_eq!(
+                err,
+                PartialJsonError::InvalidUtf8 { offset: *offset },
+                "{bytes:?} split at {i}"
+            );
+            assert_eq!(err.code(), "json-invalid-utf8");
+        }
+    }
+    // A character left incomplete by push_bytes cannot be completed by push.
+    let mut p = PartialJson::new(limits());
+    p.push_bytes(b"\"\xe6").unwrap();
+    assert_eq!(
+        p.push("\u{9d}\""),
+        Err(PartialJsonError::InvalidUtf8 { offset: 1 })
+    );
 }
 
 #[test]
@@ -697,6 +760,58 @@ fn agent_api_function_call_arguments_stream() {
     assert!(p.is_complete());
 }
 
+/// The `data` of every event of a fixture (these fixtures have one `data` line per event).
+fn fixture_events(path: &str) -> Vec<Value> {
+    let bytes = common::fixture(path);
+    let text = String::from_utf8(bytes).expect("UTF-8 fixture");
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str(data).ok())
+        .collect()
+}
+
+#[test]
+fn real_servers_argument_deltas() {
+    // agentscope-runtime: `arguments` text in the data deltas of a function_call content.
+    let events = fixture_events("agentscope-runtime/process-raw.sse");
+    let deltas: Vec<String> = events
+        .iter()
+        .filter(|e| e["object"] == "content" && e["delta"] == true)
+        .filter_map(|e| e["data"]["arguments"].as_str().map(str::to_owned))
+        .collect();
+    let completed = events
+        .iter()
+        .find(|e| {
+            e["object"] == "content" && e["delta"] == false && e["data"]["arguments"].is_string()
+        })
+        .and_then(|e| e["data"]["arguments"].as_str())
+        .expect("a completed function call");
+    assert_eq!(deltas.concat(), completed);
+    let pieces: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    assert_eq!(run_checked(&pieces, false).unwrap(), expected(completed));
+
+    // Vercel AI SDK UI message stream: `tool-input-delta` chunks, then `tool-input-available`.
+    let events = fixture_events("vercel-ai/chat.sse");
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool-input-delta")
+        .filter_map(|e| e["inputTextDelta"].as_str())
+        .collect();
+    let input = events
+        .iter()
+        .find(|e| e["type"] == "tool-input-available")
+        .map(|e| e["input"].clone())
+        .expect("tool input");
+    let mut p = PartialJson::new(limits());
+    p.push(deltas[0]).unwrap();
+    // `{"city":` shows an empty object: the key waits for its value.
+    assert_eq!(p.value(), Some(&json!({})));
+    for d in &deltas[1..] {
+        p.push(d).unwrap();
+    }
+    assert_eq!(p.finish().unwrap(), input);
+}
+
 /// Any JSON value: scalars of every kind (strings with quotes, backslashes, control characters
 /// and non-BMP characters), nested arrays and objects.
 fn arb_json() -> impl Strategy<Value = Value> {
@@ -754,6 +869,56 @@ proptest! {
         let want: Value = serde_json::from_str(&text).unwrap();
         let pieces = split_at_cuts(&text, &cuts);
         prop_assert_eq!(run_checked(&pieces, false).unwrap(), want);
+    }
+
+    #[test]
+    fn random_values_in_random_byte_chunks_parse_like_serde_json(
+        value in arb_json(),
+        cuts in prop::collection::vec(any::<usize>(), 0..40),
+    ) {
+        let text = serde_json::to_string(&value).unwrap();
+        let bytes = text.as_bytes();
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.extend([0, bytes.len()]);
+        points.sort_unstable();
+        points.dedup();
+        let mut p = PartialJson::new(limits());
+        for w in points.windows(2) {
+            p.push_bytes(&bytes[w[0]..w[1]]).unwrap();
+        }
+        prop_assert_eq!(p.finish().unwrap(), serde_json::from_slice::<Value>(bytes).unwrap());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_agree_with_serde_json(
+        bytes in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(b"[]{}\":,0-9e.tfnrul \\u\n".to_vec()),
+                any::<u8>(),
+            ],
+            0..48,
+        ),
+        cuts in prop::collection::vec(any::<usize>(), 0..8),
+    ) {
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.extend([0, bytes.len()]);
+        points.sort_unstable();
+        points.dedup();
+        let mut p = PartialJson::new(limits());
+        let mut result = Ok(());
+        for w in points.windows(2) {
+            result = p.push_bytes(&bytes[w[0]..w[1]]);
+            if result.is_err() {
+                break;
+            }
+        }
+        let ours = result.and_then(|()| p.finish());
+        let theirs = serde_json::from_slice::<Value>(&bytes);
+        match (ours, theirs) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(_), Err(_)) => {}
+            (a, b) => prop_assert!(false, "{:?}: ours {:?}, serde_json {:?}", bytes, a, b),
+        }
     }
 
     #[test]

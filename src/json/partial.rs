@@ -18,7 +18,9 @@ pub const MAX_PARTIAL_NUMBER_LEN: usize = 64;
 #[serde(rename_all = "camelCase", default)]
 pub struct PartialJsonLimits {
     /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64.
-    /// `serde_json` refuses more than 128 whatever this says.
+    /// `serde_json` refuses more than 128 whatever this says. Keep it in the hundreds at most:
+    /// each token walks from the root to the open value, and a `serde_json::Value` is dropped
+    /// recursively (thousands of levels overflow the stack when the value is dropped).
     pub max_depth: usize,
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).
@@ -72,6 +74,9 @@ pub struct PartialJson {
     /// Where the open escape sequence started (byte offset of its backslash).
     escape_start: usize,
     changes: Vec<PartialChange>,
+    /// The first bytes of a character split across [`push_bytes`](Self::push_bytes) calls.
+    utf8_tail: [u8; 4],
+    utf8_tail_len: u8,
     /// Whether the last entry of `changes` is an append to the open string.
     appending: bool,
     error: Option<PartialJsonError>,
@@ -206,6 +211,8 @@ impl PartialJson {
             number_complete: 0,
             escape_start: 0,
             changes: Vec::new(),
+            utf8_tail: [0; 4],
+            utf8_tail_len: 0,
             appending: false,
             error: None,
         }
@@ -231,29 +238,125 @@ impl PartialJson {
     /// exceed [`max_bytes`](PartialJsonLimits::max_bytes) (nothing of the push is applied). After
     /// an error every later push returns the same error.
     pub fn push(&mut self, delta: &str) -> Result<(), PartialJsonError> {
-        self.changes.clear();
-        self.appending = false;
-        if let Some(e) = &self.error {
-            return Err(e.clone());
-        }
-        let size = self.offset.saturating_add(delta.len());
-        let result = if size > self.limits.max_bytes {
-            Err(PartialJsonError::TooLarge {
-                limit: self.limits.max_bytes,
-                size,
+        self.begin_push()?;
+        let result = if self.utf8_tail_len > 0 {
+            // The bytes pushed before end inside a character that `delta` cannot complete.
+            Err(PartialJsonError::InvalidUtf8 {
+                offset: self.offset,
             })
         } else {
-            let r = self.run(delta);
-            if r.is_ok() {
-                self.show_open_number();
-            }
-            self.offset = size;
-            r
+            self.check_size(delta.len())
+                .and_then(|()| self.feed(delta))
+                .map(|()| self.show_open_number())
         };
+        self.end_push(result)
+    }
+
+    /// Reads the next piece of the text as UTF-8 bytes, which may end (and the next piece begin)
+    /// in the middle of a character: the incomplete character (at most 3 bytes) is held until the
+    /// next push completes it. Otherwise as [`push`](Self::push).
+    ///
+    /// # Errors
+    ///
+    /// As [`push`](Self::push), and [`PartialJsonError::InvalidUtf8`] at the first byte that is
+    /// not UTF-8 (`serde_json::from_slice` refuses it too).
+    pub fn push_bytes(&mut self, delta: &[u8]) -> Result<(), PartialJsonError> {
+        self.begin_push()?;
+        let result = self
+            .check_size(usize::from(self.utf8_tail_len).saturating_add(delta.len()))
+            .and_then(|()| self.feed_bytes(delta))
+            .map(|()| self.show_open_number());
+        self.end_push(result)
+    }
+
+    fn begin_push(&mut self) -> Result<(), PartialJsonError> {
+        self.changes.clear();
+        self.appending = false;
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn end_push(&mut self, result: Result<(), PartialJsonError>) -> Result<(), PartialJsonError> {
         if let Err(e) = &result {
             self.error = Some(e.clone());
         }
         result
+    }
+
+    /// Refuses a push of `len` more bytes past [`max_bytes`](PartialJsonLimits::max_bytes).
+    fn check_size(&self, len: usize) -> Result<(), PartialJsonError> {
+        let size = self.offset.saturating_add(len);
+        if size > self.limits.max_bytes {
+            return Err(PartialJsonError::TooLarge {
+                limit: self.limits.max_bytes,
+                size,
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs the state machine over `text` and counts its bytes.
+    fn feed(&mut self, text: &str) -> Result<(), PartialJsonError> {
+        let result = self.run(text);
+        self.offset += text.len();
+        result
+    }
+
+    /// Decodes UTF-8 (completing a character held from the last push) and feeds it.
+    fn feed_bytes(&mut self, mut bytes: &[u8]) -> Result<(), PartialJsonError> {
+        let invalid = |offset| PartialJsonError::InvalidUtf8 { offset };
+        if self.utf8_tail_len > 0 {
+            let mut buf = self.utf8_tail;
+            let have = usize::from(self.utf8_tail_len);
+            let [lead, ..] = buf;
+            let want = utf8_char_len(lead);
+            let take = want.saturating_sub(have).min(bytes.len());
+            let (head, rest) = bytes.split_at(take);
+            if let Some(slot) = buf.get_mut(have..have + take) {
+                slot.copy_from_slice(head);
+            }
+            bytes = rest;
+            if have + take < want {
+                // Still incomplete; check what is there so far.
+                let so_far = buf.get(..have + take).unwrap_or_default();
+                return match std::str::from_utf8(so_far) {
+                    Err(e) if e.error_len().is_none() => {
+                        self.utf8_tail = buf;
+                        self.utf8_tail_len = (have + take) as u8;
+                        Ok(())
+                    }
+                    _ => Err(invalid(self.offset)),
+                };
+            }
+            self.utf8_tail_len = 0;
+            let c = buf.get(..want).and_then(|b| std::str::from_utf8(b).ok());
+            let mut char_buf = [0u8; 4];
+            let Some(c) = c.and_then(|s| s.chars().next()) else {
+                return Err(invalid(self.offset));
+            };
+            self.feed(c.encode_utf8(&mut char_buf))?;
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.feed(text),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                // `valid` is UTF-8 by construction.
+                self.feed(std::str::from_utf8(valid).unwrap_or_default())?;
+                match e.error_len() {
+                    None => match self.utf8_tail.get_mut(..rest.len()) {
+                        Some(slot) => {
+                            slot.copy_from_slice(rest);
+                            self.utf8_tail_len = rest.len() as u8;
+                            Ok(())
+                        }
+                        None => Err(invalid(self.offset)),
+                    },
+                    _ => Err(invalid(self.offset)),
+                }
+            }
+        }
     }
 
     /// The best-effort value of the text so far (see the [module documentation](super) for what
@@ -275,7 +378,8 @@ impl PartialJson {
         self.mode == Mode::Done && self.error.is_none()
     }
 
-    /// How many bytes the pushes so far have consumed (UTF-8).
+    /// How many bytes the pushes so far have consumed (UTF-8; not counting the bytes of a
+    /// character that [`push_bytes`](Self::push_bytes) holds until it is complete).
     pub fn bytes_pushed(&self) -> usize {
         self.offset
     }
@@ -297,6 +401,7 @@ impl PartialJson {
         self.number_complete = 0;
         self.escape_start = 0;
         self.changes.clear();
+        self.utf8_tail_len = 0;
         self.appending = false;
         self.error = None;
     }
@@ -317,6 +422,11 @@ impl PartialJson {
     pub fn finish(mut self) -> Result<Value, PartialJsonError> {
         if let Some(e) = self.error {
             return Err(e);
+        }
+        if self.utf8_tail_len > 0 {
+            return Err(PartialJsonError::InvalidUtf8 {
+                offset: self.offset,
+            });
         }
         if let Mode::Number(state) = self.mode {
             if self.frames.is_empty() && state.complete() {
@@ -835,6 +945,16 @@ fn truncate(text: &str, max: usize) -> String {
     match text.get(..max) {
         Some(head) if head.len() < text.len() => format!("{head}…"),
         _ => text.to_owned(),
+    }
+}
+
+/// The length of the UTF-8 sequence a lead byte starts (1 for anything else).
+fn utf8_char_len(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
     }
 }
 

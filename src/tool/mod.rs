@@ -1,1 +1,620 @@
-//! Tools: definitions, JSON Schema argument validation, tool errors (to be written).
+//! Tools: definitions, JSON Schema validation of call arguments, and tool errors a model can act
+//! on.
+//!
+//! A tool is defined as in the Agent API protocol's `FunctionTool`: `{name, description,
+//! parameters}`, where `parameters` is a JSON Schema. A [`ToolRegistry`] compiles each schema once
+//! and checks the arguments of every call against it. A failed check is a [`ToolError`] of type
+//! `VALIDATION` whose message lists every problem in sentences written for the model, so that it
+//! can correct the call:
+//!
+//! ```
+//! use agentwire::tool::{ToolDefinition, ToolErrorType, ToolRegistry};
+//! use serde_json::json;
+//!
+//! let mut tools = ToolRegistry::new();
+//! let warnings = tools.register(ToolDefinition {
+//!     name: "write_file".into(),
+//!     description: "Write text to a file in the workspace.".into(),
+//!     parameters: json!({
+//!         "type": "object",
+//!         "properties": {
+//!             "path": {"type": "string", "minLength": 1},
+//!             "content": {"type": "string"},
+//!             "mode": {"enum": ["overwrite", "append"]},
+//!         },
+//!         "required": ["path", "content"],
+//!         "additionalProperties": false,
+//!     }),
+//! })?;
+//! assert!(warnings.is_empty());
+//!
+//! // Arguments arrive as JSON text (Agent API `FunctionCall.arguments`).
+//! let args = tools.validate_arguments_text("write_file", r#"{"path": "notes.md", "content": "hi"}"#)?;
+//! assert_eq!(args["path"], "notes.md");
+//!
+//! let err = tools
+//!     .validate_arguments_text("write_file", r#"{"content": "hi"}"#)
+//!     .unwrap_err();
+//! assert_eq!(err.error_type, ToolErrorType::Validation);
+//! assert_eq!(err.message, "Validation failed for tool 'write_file': Missing required argument 'path'.");
+//!
+//! let err = tools
+//!     .validate_arguments_text("write_file", r#"{"path": "a", "content": 1, "mode": "w"}"#)
+//!     .unwrap_err();
+//! assert_eq!(
+//!     err.message,
+//!     "Validation failed for tool 'write_file': \
+//!      Argument 'content' must be a string, got number 1. \
+//!      Argument 'mode' must be one of: \"overwrite\", \"append\"; got string \"w\"."
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Supported JSON Schema
+//!
+//! Validation follows [JSON Schema 2020-12] (Core and Validation) for this subset. Crates that
+//! implement all of it (`jsonschema` and the like) bring regular-expression engines and are too
+//! large for a browser WebAssembly package, so the subset is implemented here.
+//!
+//! | keywords | checked as (Validation section) |
+//! |---|---|
+//! | `type`: `string`, `number`, `integer`, `boolean`, `object`, `array`, `null`, or a list of them | 6.1.1; `integer` is any number with a zero fractional part (`1.0` is one) |
+//! | `enum`, `const` | 6.1.2, 6.1.3; equality is JSON equality (numbers by value: `1` equals `1.0`) |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | 6.2.2–6.2.5; integers compared exactly, other numbers as 64-bit floats |
+//! | `multipleOf` | 6.2.1; exact for integers, within a relative 1e-9 for other numbers (so `0.3` is a multiple of `0.1`) |
+//! | `minLength`, `maxLength` | 6.3.1, 6.3.2; in Unicode code points (not bytes, not UTF-16 units) |
+//! | `items` (a schema), `minItems`, `maxItems`, `uniqueItems` | Core 10.3.1.2; Validation 6.4.1–6.4.3 |
+//! | `properties`, `required`, `additionalProperties` (a boolean or a schema), `minProperties`, `maxProperties` | Core 10.3.2.1, 10.3.2.3; Validation 6.5.1–6.5.3 |
+//! | `allOf`, `anyOf`, `oneOf`, `not` | Core 10.2.1 |
+//! | `$ref` to a local JSON Pointer: `#`, `#/$defs/…`, `#/definitions/…`, or any `#/…` | Core 8.2.3.1; resolved against the root of the schema; recursion through `properties`/`items` is fine, a loop that never descends into the value is a [`SchemaError::RefCycle`] |
+//! | `true` and `false` as schemas | Core 4.3.2 |
+//!
+//! **Accepted and ignored** (annotations and identifiers): `title`, `description`, `default`,
+//! `examples`, `format` (an annotation by default in 2020-12), `deprecated`, `readOnly`,
+//! `writeOnly`, `contentMediaType`, `contentEncoding`, `$schema`, `$id` (references still resolve
+//! against the root document), `$anchor`, `$dynamicAnchor`, `$vocabulary`, `$comment`, and
+//! `$defs`/`definitions` (compiled where a `$ref` points into them).
+//!
+//! **Reported, not checked**: every other keyword compiles with a [`SchemaWarning`] (its JSON
+//! Pointer and a sentence), returned by [`ToolRegistry::register`] and
+//! [`CompiledSchema::warnings`]: `pattern`, `patternProperties` (and then `additionalProperties`
+//! beside it is not applied either, since which members it covers is unknown), `propertyNames`,
+//! `if`/`then`/`else`, `dependentRequired`, `dependentSchemas`, `dependencies`, `prefixItems` (and
+//! then `items` beside it is not applied), `items` as an array, `additionalItems`, `contains`,
+//! `minContains`, `maxContains`, `unevaluatedItems`, `unevaluatedProperties`, `$dynamicRef`,
+//! `$recursiveRef`, `contentSchema`, draft-4 boolean `exclusiveMinimum`/`exclusiveMaximum`,
+//! `$ref` to anything but a local JSON Pointer (remote URIs, anchors), and keywords JSON Schema
+//! does not define (e.g. `nullable`). Values are never rejected because of them.
+//!
+//! **Refused** at compile time with a [`SchemaError`] carrying the JSON Pointer: a schema that is
+//! not an object or boolean, a checked keyword of the wrong shape (`"minLength": -1`,
+//! `"required": "path"`, `"type": "text"`, `"multipleOf": 0`), a `$ref` to nothing, a `$ref`
+//! loop, more than [`MAX_SCHEMA_NODES`] subschemas.
+//!
+//! Whatever the schema says, arguments must be a JSON object (a tool call's arguments are named).
+//! A tool whose `parameters` is `null` (absent) accepts any object.
+//!
+//! # Messages
+//!
+//! Arguments are named by their path: `'path'`, `'options.depth'`, `'files[2].path'`, and
+//! `headers["x.y"]` for keys that are not plain words. A failure's message is
+//! `Validation failed for tool '<name>': ` followed by one sentence per problem:
+//!
+//! | problem | sentence |
+//! |---|---|
+//! | missing | `Missing required argument 'path'.` |
+//! | wrong type | `Argument 'top_k' must be an integer, got string "3".` (`must be a string or null`, …) |
+//! | unknown | `Unknown argument 'colour'; expected one of: color, size.` (`…; the tool takes no arguments.`; nested: `…; 'options' takes no properties.`) |
+//! | range | `Argument 'top_k' must be at least 1, got 0.` (`at most`, `greater than`, `less than`) |
+//! | multiple | `Argument 'step' must be a multiple of 5, got 12.` |
+//! | enum, const | `Argument 'unit' must be one of: "celsius", "fahrenheit"; got string "kelvin".`; `Argument 'kind' must be "file", got string "dir".` |
+//! | string length | `Argument 'name' must be at least 3 characters long, got 2.` (`at most`) |
+//! | array length | `Argument 'tags' must have at most 3 items, got 5.` |
+//! | unique items | `Argument 'tags' must not contain duplicate items; items 0 and 2 are equal.` |
+//! | property count | `Argument 'env' must have at least 1 property, got 0.` |
+//! | anyOf / oneOf, none | `Argument 'x' must match at least one of the 2 allowed forms (anyOf) but matches none: (1) Argument 'x' must be a string, got number 3. (2) Argument 'x' must be null, got number 3.` |
+//! | oneOf, several | `Argument 'x' must match exactly one of the 3 allowed forms (oneOf) but matches forms 1 and 2.` |
+//! | not | `Argument 'x' must not match the schema under 'not', got string "a".` |
+//! | `false` schema | `Argument 'x' is not allowed.` |
+//! | not JSON | `Arguments are not valid JSON: EOF while parsing an object at line 1 column 9.` |
+//! | not an object | `Arguments must be a JSON object, got array.` |
+//!
+//! An unknown tool's message is `Unknown tool 'x'; available tools: a, b.` (no prefix). Problems
+//! about the arguments object itself say `The arguments must …`. String values are quoted as JSON
+//! and cut after 60 characters with `…`. At most [`MAX_PROBLEMS`] problems are listed, then
+//! `(and N more problems)`.
+//!
+//! [JSON Schema 2020-12]: https://json-schema.org/draft/2020-12
+
+mod message;
+mod schema;
+mod validate;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use schema::{CompiledSchema, SchemaWarning, MAX_SCHEMA_NODES};
+
+use crate::error::ErrorCode;
+use crate::json::PathSegment;
+
+/// The most problems one validation lists.
+pub const MAX_PROBLEMS: usize = 50;
+
+/// The most steps (subschema checks and value comparisons) one validation may take; past it,
+/// validation stops with a [`ProblemKind::TooComplex`] problem. Bounds the work of schemas whose
+/// `anyOf`s multiply and of `uniqueItems` on long arrays.
+pub const MAX_VALIDATION_STEPS: usize = 1_000_000;
+
+/// A tool the agent may call: the Agent API protocol's `FunctionTool` shape.
+///
+/// JSON (camelCase): `{"name": "get_weather", "description": "…", "parameters": {JSON Schema}}`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// The tool's name, as calls name it. Not empty.
+    pub name: String,
+    /// What it does and when to call it (the model reads this).
+    #[serde(default)]
+    pub description: String,
+    /// Its arguments as a JSON Schema, usually `{"type": "object", "properties": …, "required":
+    /// …}`. `null` accepts any object.
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+    pub parameters: Value,
+}
+
+#[cfg(feature = "agent-api")]
+impl From<crate::dialect::agent_api::FunctionTool> for ToolDefinition {
+    fn from(f: crate::dialect::agent_api::FunctionTool) -> Self {
+        Self {
+            name: f.name,
+            description: f.description,
+            parameters: f.parameters,
+        }
+    }
+}
+
+#[cfg(feature = "agent-api")]
+impl From<crate::dialect::agent_api::Tool> for ToolDefinition {
+    fn from(t: crate::dialect::agent_api::Tool) -> Self {
+        t.function.into()
+    }
+}
+
+#[cfg(feature = "agent-api")]
+impl From<ToolDefinition> for crate::dialect::agent_api::FunctionTool {
+    fn from(d: ToolDefinition) -> Self {
+        Self {
+            name: d.name,
+            description: d.description,
+            parameters: d.parameters,
+        }
+    }
+}
+
+/// Whether a tool error is about the call (`VALIDATION`: unknown tool, bad arguments; the model
+/// should fix the call) or about running the tool (`EXECUTION`: the tool threw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum ToolErrorType {
+    /// `"VALIDATION"`
+    #[serde(rename = "VALIDATION")]
+    Validation,
+    /// `"EXECUTION"`
+    #[serde(rename = "EXECUTION")]
+    Execution,
+}
+
+/// What kind of problem an [`ArgumentProblem`] is. JSON: the camelCase name, e.g.
+/// `"missingArgument"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// A `required` member is absent.
+    MissingArgument,
+    /// The value's JSON type is not one `type` allows.
+    WrongType,
+    /// A member that `properties` does not declare, where `additionalProperties` is `false`.
+    UnknownArgument,
+    /// Outside `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`.
+    OutOfRange,
+    /// Not a `multipleOf`.
+    NotMultipleOf,
+    /// Not one of `enum`.
+    NotInEnum,
+    /// Not the `const`.
+    NotConst,
+    /// Outside `minLength`/`maxLength`.
+    StringLength,
+    /// Outside `minItems`/`maxItems`.
+    ArrayLength,
+    /// Two equal items where `uniqueItems` is `true`.
+    DuplicateItems,
+    /// Outside `minProperties`/`maxProperties`.
+    PropertyCount,
+    /// No branch of `anyOf`/`oneOf` matches.
+    NoMatch,
+    /// Several branches of `oneOf` match.
+    MultipleMatches,
+    /// The `not` schema matches.
+    MatchesNot,
+    /// The schema there is `false`.
+    NotAllowed,
+    /// Validation stopped after [`MAX_VALIDATION_STEPS`].
+    TooComplex,
+    /// The arguments text is not JSON.
+    InvalidJson,
+    /// The arguments are JSON but not an object.
+    NotAnObject,
+    /// No tool has the name called.
+    UnknownTool,
+}
+
+/// One problem with a call's arguments.
+///
+/// JSON (camelCase): `{"kind": "wrongType", "path": ["options", "depth"], "schemaPointer":
+/// "/properties/options/properties/depth/type", "message": "Argument 'options.depth' must be an
+/// integer, got string \"3\"."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct ArgumentProblem {
+    /// What kind of problem.
+    pub kind: ProblemKind,
+    /// Where in the arguments, from the arguments object (`[]` is the object itself; indices
+    /// 0-based).
+    pub path: Vec<PathSegment>,
+    /// JSON Pointer ([RFC 6901](https://www.rfc-editor.org/rfc/rfc6901)) into the tool's
+    /// `parameters` of the keyword that failed, e.g. `/properties/top_k/type` (inside a `$ref`
+    /// target, the target's pointer, e.g. `/$defs/point/required`); `""` when no keyword is
+    /// involved.
+    pub schema_pointer: String,
+    /// The problem in one sentence (see the [module documentation](self) for the wordings).
+    pub message: String,
+}
+
+/// A tool call that failed: what is sent back to the model (and to JavaScript) as the call's
+/// result.
+///
+/// JSON (camelCase): `{"errorType": "VALIDATION", "message": "Validation failed for tool
+/// 'write_file': Missing required argument 'path'.", "problems": [{…}]}`. As a Rust error its
+/// [`code`](ErrorCode::code) is `unknown-tool`, `invalid-arguments-json`,
+/// `arguments-not-object`, `tool-validation` or `tool-execution`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct ToolError {
+    /// `VALIDATION` or `EXECUTION`.
+    pub error_type: ToolErrorType,
+    /// Every problem, in sentences for the model (see the [module documentation](self)).
+    pub message: String,
+    /// The problems one by one (empty for `EXECUTION`).
+    pub problems: Vec<ArgumentProblem>,
+}
+
+impl ToolError {
+    /// An `EXECUTION` error: the tool ran and failed. The message is
+    /// `Execution of tool '<tool>' failed: <message>`.
+    pub fn execution(tool: &str, message: &str) -> Self {
+        Self {
+            error_type: ToolErrorType::Execution,
+            message: message::execution_failed(tool, message),
+            problems: Vec::new(),
+        }
+    }
+
+    /// A `VALIDATION` error listing `problems` (`more` others were found but not kept).
+    fn validation(tool: &str, problems: Vec<ArgumentProblem>, more: usize) -> Self {
+        let sentences: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+        Self {
+            error_type: ToolErrorType::Validation,
+            message: message::validation_failed(tool, &sentences, more),
+            problems,
+        }
+    }
+
+    fn single(tool: &str, kind: ProblemKind, sentence: String) -> Self {
+        Self::validation(
+            tool,
+            vec![ArgumentProblem {
+                kind,
+                path: Vec::new(),
+                schema_pointer: String::new(),
+                message: sentence,
+            }],
+            0,
+        )
+    }
+}
+
+impl ErrorCode for ToolError {
+    fn code(&self) -> &'static str {
+        if self.error_type == ToolErrorType::Execution {
+            return "tool-execution";
+        }
+        match self.problems.first().map(|p| p.kind) {
+            Some(ProblemKind::UnknownTool) => "unknown-tool",
+            Some(ProblemKind::InvalidJson) => "invalid-arguments-json",
+            Some(ProblemKind::NotAnObject) => "arguments-not-object",
+            _ => "tool-validation",
+        }
+    }
+
+    fn details(&self) -> Value {
+        serde_json::json!({
+            "errorType": self.error_type,
+            "problems": self.problems,
+        })
+    }
+}
+
+/// Why a tool could not be registered: its schema does not compile, or its name is unusable.
+/// Pointers are JSON Pointers (RFC 6901) into the schema (`""` is its root).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The schema, or a checked keyword in it, has the wrong shape.
+    #[error("invalid schema at '{pointer}': {reason}")]
+    Invalid {
+        /// Where: the subschema or keyword, e.g. `/properties/name/minLength`.
+        pointer: String,
+        /// What is wrong, e.g. ``"`minLength` must be a non-negative integer"``.
+        reason: String,
+        /// The offending value.
+        value: Value,
+    },
+    /// A local `$ref` whose target does not exist.
+    #[error("$ref {reference:?} at '{pointer}' points to nothing in the schema")]
+    UnresolvedRef {
+        /// Where the `$ref` is.
+        pointer: String,
+        /// The reference, as written.
+        reference: String,
+    },
+    /// `$ref`s (or `allOf`/`anyOf`/`oneOf`/`not`) that loop without descending into the value,
+    /// e.g. `{"$defs": {"a": {"$ref": "#/$defs/a"}}}`.
+    #[error("schema references loop at '{pointer}' without descending into the value")]
+    RefCycle {
+        /// A subschema on the loop.
+        pointer: String,
+    },
+    /// More than [`MAX_SCHEMA_NODES`] subschemas.
+    #[error("schema has more than {limit} subschemas (at '{pointer}')")]
+    TooLarge {
+        /// The subschema that went past the limit.
+        pointer: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// The tool's name is empty.
+    #[error("invalid tool name {name:?}: {reason}")]
+    InvalidToolName {
+        /// The name given.
+        name: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+}
+
+impl ErrorCode for SchemaError {
+    fn code(&self) -> &'static str {
+        match self {
+            SchemaError::Invalid { .. } => "invalid-schema",
+            SchemaError::UnresolvedRef { .. } => "unresolved-schema-ref",
+            SchemaError::RefCycle { .. } => "schema-ref-cycle",
+            SchemaError::TooLarge { .. } => "schema-too-large",
+            SchemaError::InvalidToolName { .. } => "invalid-tool-name",
+        }
+    }
+
+    fn details(&self) -> Value {
+        use serde_json::json;
+        match self {
+            SchemaError::Invalid {
+                pointer,
+                reason,
+                value,
+            } => json!({ "pointer": pointer, "reason": reason, "value": value }),
+            SchemaError::UnresolvedRef { pointer, reference } => {
+                json!({ "pointer": pointer, "reference": reference })
+            }
+            SchemaError::RefCycle { pointer } => json!({ "pointer": pointer }),
+            SchemaError::TooLarge { pointer, limit } => {
+                json!({ "pointer": pointer, "limit": limit })
+            }
+            SchemaError::InvalidToolName { name, reason } => {
+                json!({ "name": name, "reason": reason })
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct RegisteredTool {
+    definition: ToolDefinition,
+    schema: CompiledSchema,
+}
+
+/// Tool definitions by name, with their schemas compiled.
+///
+/// ```
+/// use agentwire::tool::{ToolDefinition, ToolRegistry};
+/// use serde_json::json;
+///
+/// let mut tools = ToolRegistry::new();
+/// tools.register(ToolDefinition {
+///     name: "search".into(),
+///     description: "Search the docs.".into(),
+///     parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
+/// })?;
+/// let err = tools.validate_arguments("serach", &json!({})).unwrap_err();
+/// assert_eq!(err.message, "Unknown tool 'serach'; available tools: search.");
+/// # Ok::<(), agentwire::tool::SchemaError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, RegisteredTool>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Compiles the tool's schema and adds the tool, replacing one of the same name. Returns the
+    /// schema's warnings: keywords that are not checked (see the [module documentation](self)).
+    ///
+    /// # Errors
+    ///
+    /// [`SchemaError`] when the schema does not compile, or
+    /// [`SchemaError::InvalidToolName`] for an empty name; the registry is then unchanged.
+    pub fn register(&mut self, tool: ToolDefinition) -> Result<Vec<SchemaWarning>, SchemaError> {
+        if tool.name.is_empty() {
+            return Err(SchemaError::InvalidToolName {
+                name: tool.name,
+                reason: "a tool name must not be empty",
+            });
+        }
+        let schema = match &tool.parameters {
+            Value::Null => CompiledSchema::compile(&Value::Bool(true))?,
+            parameters => CompiledSchema::compile(parameters)?,
+        };
+        let warnings = schema.warnings().to_vec();
+        self.tools.insert(
+            tool.name.clone(),
+            RegisteredTool {
+                definition: tool,
+                schema,
+            },
+        );
+        Ok(warnings)
+    }
+
+    /// Removes a tool; returns its definition if it was registered.
+    pub fn remove(&mut self, name: &str) -> Option<ToolDefinition> {
+        self.tools.remove(name).map(|t| t.definition)
+    }
+
+    /// A tool's definition.
+    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+        self.tools.get(name).map(|t| &t.definition)
+    }
+
+    /// A tool's compiled schema (its warnings included).
+    pub fn schema(&self, name: &str) -> Option<&CompiledSchema> {
+        self.tools.get(name).map(|t| &t.schema)
+    }
+
+    /// The definitions, by name.
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.tools.values().map(|t| &t.definition)
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// How many tools are registered.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    fn lookup(&self, tool_name: &str) -> Result<&RegisteredTool, ToolError> {
+        self.tools.get(tool_name).ok_or_else(|| {
+            let sentence = message::unknown_tool(tool_name, self.names());
+            ToolError {
+                error_type: ToolErrorType::Validation,
+                message: sentence.clone(),
+                problems: vec![ArgumentProblem {
+                    kind: ProblemKind::UnknownTool,
+                    path: Vec::new(),
+                    schema_pointer: String::new(),
+                    message: sentence,
+                }],
+            }
+        })
+    }
+
+    /// Checks a call's arguments against the tool's schema.
+    ///
+    /// # Errors
+    ///
+    /// A `VALIDATION` [`ToolError`]: the tool is not registered (`Unknown tool 'x'; available
+    /// tools: a, b.`), the arguments are not an object, or they break the schema (every problem
+    /// listed, see the [module documentation](self)).
+    pub fn validate_arguments(&self, tool_name: &str, args: &Value) -> Result<(), ToolError> {
+        let tool = self.lookup(tool_name)?;
+        if !args.is_object() {
+            return Err(ToolError::single(
+                tool_name,
+                ProblemKind::NotAnObject,
+                message::not_object(args),
+            ));
+        }
+        let (problems, total) = validate::validate(&tool.schema, args);
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let more = total.saturating_sub(problems.len());
+        Err(ToolError::validation(tool_name, problems, more))
+    }
+
+    /// Parses a call's arguments (JSON text, as in the Agent API's `FunctionCall.arguments`) and
+    /// checks them; returns the parsed arguments. Empty or whitespace-only text reads as `{}`:
+    /// models send `""` for tools without parameters (the `ai` package does the same).
+    ///
+    /// # Errors
+    ///
+    /// As [`validate_arguments`](Self::validate_arguments), and a `VALIDATION` [`ToolError`] when
+    /// the text is not JSON: `Validation failed for tool 'x': Arguments are not valid JSON: <what
+    /// serde_json says, with line and column>.`
+    pub fn validate_arguments_text(
+        &self,
+        tool_name: &str,
+        arguments: &str,
+    ) -> Result<Value, ToolError> {
+        self.lookup(tool_name)?;
+        let text = arguments.trim_matches([' ', '\t', '\n', '\r']);
+        let value = if text.is_empty() {
+            Value::Object(serde_json::Map::new())
+        } else {
+            serde_json::from_str(text).map_err(|e| {
+                ToolError::single(
+                    tool_name,
+                    ProblemKind::InvalidJson,
+                    message::invalid_json(&e),
+                )
+            })?
+        };
+        self.validate_arguments(tool_name, &value)?;
+        Ok(value)
+    }
+
+    /// Checks an Agent API function call: its `name` and its `arguments` text. Returns the parsed
+    /// arguments.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate_arguments_text`](Self::validate_arguments_text).
+    #[cfg(feature = "agent-api")]
+    pub fn validate_call(
+        &self,
+        call: &crate::dialect::agent_api::FunctionCall,
+    ) -> Result<Value, ToolError> {
+        self.validate_arguments_text(&call.name, &call.arguments)
+    }
+}

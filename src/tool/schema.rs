@@ -1,0 +1,694 @@
+//! Compiling a tool's JSON Schema (the supported subset of Draft 2020-12) into a graph of nodes,
+//! without recursion: a worklist of subschemas, nodes addressed by index, `$ref` resolved to the
+//! node of its target.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
+
+use super::validate;
+use super::{ArgumentProblem, SchemaError};
+
+/// The most subschemas one schema may have (every `properties` member, `items`, `anyOf` branch,
+/// `$ref` target… counts one).
+pub const MAX_SCHEMA_NODES: usize = 10_000;
+
+/// Keywords accepted and ignored: annotations and identifiers (JSON Schema 2020-12 Core sections
+/// 8.1–8.3, Validation sections 7 and 9). `format` is an annotation by default in 2020-12
+/// (Validation section 7.2). `$defs` and `definitions` hold subschemas compiled when a `$ref`
+/// points into them.
+const IGNORED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "format",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentMediaType",
+    "contentEncoding",
+];
+
+/// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
+/// [`SchemaWarning`] for each use.
+const UNSUPPORTED: &[&str] = &[
+    "pattern",
+    "patternProperties",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "contentSchema",
+];
+
+/// A schema keyword that compiled but is not checked: unsupported by this subset, or unknown to
+/// JSON Schema 2020-12. Values are never rejected because of it, which is why it is reported.
+///
+/// JSON (camelCase): `{"pointer": "/properties/name/pattern", "keyword": "pattern", "message": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaWarning {
+    /// JSON Pointer ([RFC 6901](https://www.rfc-editor.org/rfc/rfc6901)) to the keyword in the
+    /// schema, e.g. `/properties/name/pattern`.
+    pub pointer: String,
+    /// The keyword, e.g. `pattern`.
+    pub keyword: String,
+    /// What is not checked, in a sentence.
+    pub message: String,
+}
+
+/// The JSON types of the `type` keyword (Validation section 6.1.1). `integer` is any number with
+/// a zero fractional part (`1.0` is an integer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonType {
+    Null,
+    Boolean,
+    Object,
+    Array,
+    Number,
+    String,
+    Integer,
+}
+
+impl JsonType {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "null" => JsonType::Null,
+            "boolean" => JsonType::Boolean,
+            "object" => JsonType::Object,
+            "array" => JsonType::Array,
+            "number" => JsonType::Number,
+            "string" => JsonType::String,
+            "integer" => JsonType::Integer,
+            _ => return None,
+        })
+    }
+
+    /// The type with its article, as messages say it: `an integer`, `null`.
+    pub(crate) fn phrase(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "a boolean",
+            JsonType::Object => "an object",
+            JsonType::Array => "an array",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Integer => "an integer",
+        }
+    }
+
+    pub(crate) fn matches(self, value: &Value) -> bool {
+        match (self, value) {
+            (JsonType::Null, Value::Null)
+            | (JsonType::Boolean, Value::Bool(_))
+            | (JsonType::Object, Value::Object(_))
+            | (JsonType::Array, Value::Array(_))
+            | (JsonType::Number, Value::Number(_))
+            | (JsonType::String, Value::String(_)) => true,
+            (JsonType::Integer, Value::Number(n)) => is_integer(n),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a number has no fractional part.
+pub(crate) fn is_integer(n: &Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// Index of a node in [`CompiledSchema::nodes`].
+pub(crate) type NodeId = usize;
+
+/// One compiled subschema and where it is in the schema document.
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    /// JSON Pointer of the subschema in the schema document (`""` for the root).
+    pub pointer: String,
+    pub kind: NodeKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum NodeKind {
+    /// `true` (anything) or `false` (nothing).
+    Bool(bool),
+    Keywords(Box<Keywords>),
+}
+
+/// The checked keywords of one subschema.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Keywords {
+    pub types: Option<Vec<JsonType>>,
+    /// Sorted by key.
+    pub properties: Vec<(String, NodeId)>,
+    pub required: Vec<String>,
+    pub additional: Option<NodeId>,
+    pub enumeration: Option<Vec<Value>>,
+    pub constant: Option<Value>,
+    pub items: Option<NodeId>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub unique_items: bool,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub minimum: Option<Number>,
+    pub maximum: Option<Number>,
+    pub exclusive_minimum: Option<Number>,
+    pub exclusive_maximum: Option<Number>,
+    pub multiple_of: Option<Number>,
+    pub min_properties: Option<u64>,
+    pub max_properties: Option<u64>,
+    pub all_of: Vec<NodeId>,
+    pub any_of: Vec<NodeId>,
+    pub one_of: Vec<NodeId>,
+    pub not: Option<NodeId>,
+    pub reference: Option<NodeId>,
+    /// `patternProperties` is present (unsupported): `additionalProperties` is then not applied,
+    /// since which members it covers is unknown.
+    pub has_pattern_properties: bool,
+    /// `prefixItems` is present (unsupported): `items` is then not applied, since it covers only
+    /// the items after the prefix.
+    pub has_prefix_items: bool,
+}
+
+impl Keywords {
+    pub(crate) fn property(&self, key: &str) -> Option<NodeId> {
+        self.properties
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .and_then(|i| self.properties.get(i))
+            .map(|(_, id)| *id)
+    }
+}
+
+/// A JSON Schema compiled for validation: the supported subset of Draft 2020-12, with `$ref`
+/// resolved. Compile once (e.g. when a tool is registered), validate many times.
+///
+/// ```
+/// use agentwire::tool::CompiledSchema;
+/// use serde_json::json;
+///
+/// let schema = CompiledSchema::compile(&json!({
+///     "type": "object",
+///     "properties": {"top_k": {"type": "integer", "minimum": 1}},
+///     "required": ["top_k"],
+/// }))?;
+/// assert!(schema.validate(&json!({"top_k": 3})).is_empty());
+/// let problems = schema.validate(&json!({"top_k": "3"}));
+/// assert_eq!(problems[0].message, "Argument 'top_k' must be an integer, got string \"3\".");
+/// # Ok::<(), agentwire::tool::SchemaError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CompiledSchema {
+    pub(crate) nodes: Vec<Node>,
+    warnings: Vec<SchemaWarning>,
+}
+
+impl CompiledSchema {
+    /// Compiles `schema`, an object or a boolean (JSON Schema 2020-12 Core section 4.3). The
+    /// [module documentation](super) lists the keywords checked, ignored and reported.
+    ///
+    /// # Errors
+    ///
+    /// [`SchemaError::Invalid`] for a schema that is not an object or boolean, or a checked
+    /// keyword with a value of the wrong shape (`"minLength": -1`, `"required": "a"`);
+    /// [`SchemaError::UnresolvedRef`] for a local `$ref` whose target does not exist;
+    /// [`SchemaError::RefCycle`] for `$ref`s (or `allOf`/`anyOf`/`oneOf`/`not`) that loop
+    /// without descending into the value; [`SchemaError::TooLarge`] past
+    /// [`MAX_SCHEMA_NODES`] subschemas.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        let mut c = Compiler {
+            root: schema,
+            nodes: Vec::new(),
+            by_pointer: HashMap::new(),
+            queue: Vec::new(),
+            warnings: Vec::new(),
+        };
+        c.node(String::new(), schema)?;
+        while let Some((id, value)) = c.queue.pop() {
+            let pointer = c
+                .nodes
+                .get(id)
+                .map(|n| n.pointer.clone())
+                .unwrap_or_default();
+            let kind = c.compile_node(&pointer, value)?;
+            if let Some(node) = c.nodes.get_mut(id) {
+                node.kind = kind;
+            }
+        }
+        check_cycles(&c.nodes)?;
+        let mut warnings = c.warnings;
+        warnings.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+        Ok(Self {
+            nodes: c.nodes,
+            warnings,
+        })
+    }
+
+    /// The keywords that compiled but are not checked, sorted by pointer.
+    pub fn warnings(&self) -> &[SchemaWarning] {
+        &self.warnings
+    }
+
+    /// Checks `value` against the schema; returns every problem found (empty when valid), in
+    /// document order: `required` before the members, members in key order. At most
+    /// [`MAX_PROBLEMS`](super::MAX_PROBLEMS) problems are listed; the work is bounded by
+    /// [`MAX_VALIDATION_STEPS`](super::MAX_VALIDATION_STEPS) (past it, one
+    /// [`TooComplex`](super::ProblemKind::TooComplex) problem is added).
+    pub fn validate(&self, value: &Value) -> Vec<ArgumentProblem> {
+        validate::validate(self, value).0
+    }
+
+    /// Whether `value` satisfies the schema.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validate(value).is_empty()
+    }
+
+    pub(crate) fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id)
+    }
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901 section 3).
+pub(crate) fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+struct Compiler<'a> {
+    root: &'a Value,
+    nodes: Vec<Node>,
+    by_pointer: HashMap<String, NodeId>,
+    queue: Vec<(NodeId, &'a Value)>,
+    warnings: Vec<SchemaWarning>,
+}
+
+impl<'a> Compiler<'a> {
+    /// The node of the subschema at `pointer`, queued for compilation if new.
+    fn node(&mut self, pointer: String, value: &'a Value) -> Result<NodeId, SchemaError> {
+        if let Some(&id) = self.by_pointer.get(&pointer) {
+            return Ok(id);
+        }
+        if self.nodes.len() >= MAX_SCHEMA_NODES {
+            return Err(SchemaError::TooLarge {
+                pointer,
+                limit: MAX_SCHEMA_NODES,
+            });
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            pointer: pointer.clone(),
+            kind: NodeKind::Bool(true),
+        });
+        self.by_pointer.insert(pointer, id);
+        self.queue.push((id, value));
+        Ok(id)
+    }
+
+    fn warn(&mut self, pointer: String, keyword: &str, message: String) {
+        self.warnings.push(SchemaWarning {
+            pointer,
+            keyword: keyword.to_owned(),
+            message,
+        });
+    }
+
+    fn compile_node(&mut self, pointer: &str, value: &'a Value) -> Result<NodeKind, SchemaError> {
+        let map = match value {
+            Value::Bool(b) => return Ok(NodeKind::Bool(*b)),
+            Value::Object(map) => map,
+            other => {
+                return Err(invalid(
+                    pointer.to_owned(),
+                    "a schema must be an object or a boolean",
+                    other,
+                ))
+            }
+        };
+        let mut k = Keywords::default();
+        for (keyword, v) in map {
+            let at = format!("{pointer}/{}", escape_token(keyword));
+            match keyword.as_str() {
+                "type" => k.types = Some(types(&at, v)?),
+                "properties" => {
+                    let Value::Object(props) = v else {
+                        return Err(invalid(at, "`properties` must be an object", v));
+                    };
+                    for (name, sub) in props {
+                        let id = self.node(format!("{at}/{}", escape_token(name)), sub)?;
+                        k.properties.push((name.clone(), id));
+                    }
+                    k.properties.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                "required" => k.required = strings(&at, v, "`required`")?,
+                "additionalProperties" => k.additional = Some(self.node(at, v)?),
+                "enum" => {
+                    let Value::Array(values) = v else {
+                        return Err(invalid(at, "`enum` must be an array", v));
+                    };
+                    k.enumeration = Some(values.clone());
+                }
+                "const" => k.constant = Some(v.clone()),
+                "items" => match v {
+                    Value::Array(_) => self.warn(
+                        at,
+                        keyword,
+                        "`items` as an array (tuple validation, `prefixItems` in 2020-12) is not \
+                         supported: the array's items are not checked"
+                            .to_owned(),
+                    ),
+                    _ => k.items = Some(self.node(at, v)?),
+                },
+                "minItems" => k.min_items = Some(count(&at, v, keyword)?),
+                "maxItems" => k.max_items = Some(count(&at, v, keyword)?),
+                "uniqueItems" => match v {
+                    Value::Bool(b) => k.unique_items = *b,
+                    _ => return Err(invalid(at, "`uniqueItems` must be a boolean", v)),
+                },
+                "minLength" => k.min_length = Some(count(&at, v, keyword)?),
+                "maxLength" => k.max_length = Some(count(&at, v, keyword)?),
+                "minProperties" => k.min_properties = Some(count(&at, v, keyword)?),
+                "maxProperties" => k.max_properties = Some(count(&at, v, keyword)?),
+                "minimum" => k.minimum = Some(number(&at, v, keyword)?),
+                "maximum" => k.maximum = Some(number(&at, v, keyword)?),
+                "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() => self.warn(
+                    at,
+                    keyword,
+                    format!(
+                        "boolean `{keyword}` (JSON Schema draft 4) is not supported: it is \
+                         ignored; use a number (2020-12)"
+                    ),
+                ),
+                "exclusiveMinimum" => k.exclusive_minimum = Some(number(&at, v, keyword)?),
+                "exclusiveMaximum" => k.exclusive_maximum = Some(number(&at, v, keyword)?),
+                "multipleOf" => {
+                    let n = number(&at, v, keyword)?;
+                    if !n.as_f64().is_some_and(|f| f > 0.0) {
+                        return Err(invalid(at, "`multipleOf` must be greater than 0", v));
+                    }
+                    k.multiple_of = Some(n);
+                }
+                "allOf" => k.all_of = self.schema_list(&at, v, keyword)?,
+                "anyOf" => k.any_of = self.schema_list(&at, v, keyword)?,
+                "oneOf" => k.one_of = self.schema_list(&at, v, keyword)?,
+                "not" => k.not = Some(self.node(at, v)?),
+                "$ref" => {
+                    let Value::String(reference) = v else {
+                        return Err(invalid(at, "`$ref` must be a string", v));
+                    };
+                    match self.resolve(&at, reference)? {
+                        Some((target, value)) => k.reference = Some(self.node(target, value)?),
+                        None => self.warn(
+                            at,
+                            keyword,
+                            format!(
+                                "`$ref` {reference:?} is not a local JSON Pointer (`#/…`): \
+                                 remote and anchor references are not supported, so it is not \
+                                 checked"
+                            ),
+                        ),
+                    }
+                }
+                kw if IGNORED.contains(&kw) => {
+                    if matches!(kw, "$defs" | "definitions") && !v.is_object() {
+                        return Err(invalid(at, "`$defs` and `definitions` must be objects", v));
+                    }
+                }
+                "patternProperties" => {
+                    k.has_pattern_properties = true;
+                    self.warn(
+                        at,
+                        keyword,
+                        "`patternProperties` is not supported: it is not checked, and                          `additionalProperties` beside it is not applied"
+                            .to_owned(),
+                    );
+                }
+                "prefixItems" => {
+                    k.has_prefix_items = true;
+                    self.warn(
+                        at,
+                        keyword,
+                        "`prefixItems` is not supported: it is not checked, and `items` beside                          it is not applied"
+                            .to_owned(),
+                    );
+                }
+                kw if UNSUPPORTED.contains(&kw) => self.warn(
+                    at,
+                    keyword,
+                    format!("`{kw}` is not supported: it is not checked"),
+                ),
+                kw => self.warn(
+                    at,
+                    keyword,
+                    format!("`{kw}` is not a JSON Schema 2020-12 keyword: it is ignored"),
+                ),
+            }
+        }
+        Ok(NodeKind::Keywords(Box::new(k)))
+    }
+
+    fn schema_list(
+        &mut self,
+        at: &str,
+        v: &'a Value,
+        keyword: &str,
+    ) -> Result<Vec<NodeId>, SchemaError> {
+        match v {
+            Value::Array(list) if !list.is_empty() => list
+                .iter()
+                .enumerate()
+                .map(|(i, sub)| self.node(format!("{at}/{i}"), sub))
+                .collect(),
+            _ => Err(invalid(
+                at.to_owned(),
+                match keyword {
+                    "allOf" => "`allOf` must be a non-empty array of schemas",
+                    "anyOf" => "`anyOf` must be a non-empty array of schemas",
+                    _ => "`oneOf` must be a non-empty array of schemas",
+                },
+                v,
+            )),
+        }
+    }
+
+    /// Resolves a `$ref` (Core section 8.2.3.1) to a local JSON Pointer: `#` or `#/…`, with
+    /// `%XX` escapes of the URI fragment decoded. `None` for other references (remote, anchors).
+    fn resolve(
+        &self,
+        at: &str,
+        reference: &str,
+    ) -> Result<Option<(String, &'a Value)>, SchemaError> {
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return Ok(None);
+        };
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return Ok(None);
+        }
+        let unresolved = || SchemaError::UnresolvedRef {
+            pointer: at.to_owned(),
+            reference: reference.to_owned(),
+        };
+        let fragment = percent_decode(fragment).ok_or_else(unresolved)?;
+        let mut cur = self.root;
+        let mut canonical = String::new();
+        for token in fragment.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            cur = match cur {
+                Value::Object(m) => m.get(&token),
+                Value::Array(a) => token
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|_| token == "0" || !token.starts_with('0'))
+                    .and_then(|i| a.get(i)),
+                _ => None,
+            }
+            .ok_or_else(unresolved)?;
+            canonical.push('/');
+            canonical.push_str(&escape_token(&token));
+        }
+        Ok(Some((canonical, cur)))
+    }
+}
+
+fn invalid(pointer: String, reason: &str, value: &Value) -> SchemaError {
+    SchemaError::Invalid {
+        pointer,
+        reason: reason.to_owned(),
+        value: value.clone(),
+    }
+}
+
+fn types(at: &str, v: &Value) -> Result<Vec<JsonType>, SchemaError> {
+    let bad = || {
+        invalid(
+            at.to_owned(),
+            "`type` must be one of \"null\", \"boolean\", \"object\", \"array\", \"number\", \
+             \"string\", \"integer\", or an array of them",
+            v,
+        )
+    };
+    match v {
+        Value::String(s) => Ok(vec![JsonType::parse(s).ok_or_else(bad)?]),
+        Value::Array(list) => list
+            .iter()
+            .map(|t| t.as_str().and_then(JsonType::parse).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+fn strings(at: &str, v: &Value, what: &str) -> Result<Vec<String>, SchemaError> {
+    let bad = || {
+        invalid(
+            at.to_owned(),
+            &format!("{what} must be an array of strings"),
+            v,
+        )
+    };
+    match v {
+        Value::Array(list) => list
+            .iter()
+            .map(|s| s.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+/// A non-negative integer (`2` or `2.0`).
+fn count(at: &str, v: &Value, keyword: &str) -> Result<u64, SchemaError> {
+    let n = match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
+                .map(|f| f as u64)
+        }),
+        _ => None,
+    };
+    n.ok_or_else(|| {
+        invalid(
+            at.to_owned(),
+            &format!("`{keyword}` must be a non-negative integer"),
+            v,
+        )
+    })
+}
+
+fn number(at: &str, v: &Value, keyword: &str) -> Result<Number, SchemaError> {
+    match v {
+        Value::Number(n) => Ok(n.clone()),
+        _ => Err(invalid(
+            at.to_owned(),
+            &format!("`{keyword}` must be a number"),
+            v,
+        )),
+    }
+}
+
+/// Decodes `%XX` escapes (RFC 3986 section 2.1) in a URI fragment; `None` if malformed or not
+/// UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Refuses loops of in-place applicators (`$ref`, `allOf`, `anyOf`, `oneOf`, `not`): following
+/// them never reaches a deeper part of the value, so validation would not end. Iterative
+/// depth-first search.
+fn check_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let edges = |id: NodeId| -> Vec<NodeId> {
+        match nodes.get(id).map(|n| &n.kind) {
+            Some(NodeKind::Keywords(k)) => k
+                .reference
+                .iter()
+                .chain(&k.all_of)
+                .chain(&k.any_of)
+                .chain(&k.one_of)
+                .chain(&k.not)
+                .copied()
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut mark = vec![Mark::New; nodes.len()];
+    for start in 0..nodes.len() {
+        if mark.get(start) != Some(&Mark::New) {
+            continue;
+        }
+        let mut stack: Vec<(NodeId, Vec<NodeId>)> = vec![(start, edges(start))];
+        if let Some(m) = mark.get_mut(start) {
+            *m = Mark::Open;
+        }
+        while let Some((id, next)) = stack.last_mut() {
+            let id = *id;
+            match next.pop() {
+                Some(child) => match mark.get(child) {
+                    Some(Mark::New) => {
+                        if let Some(m) = mark.get_mut(child) {
+                            *m = Mark::Open;
+                        }
+                        stack.push((child, edges(child)));
+                    }
+                    Some(Mark::Open) => {
+                        return Err(SchemaError::RefCycle {
+                            pointer: nodes.get(id).map(|n| n.pointer.clone()).unwrap_or_default(),
+                        })
+                    }
+                    _ => {}
+                },
+                None => {
+                    if let Some(m) = mark.get_mut(id) {
+                        *m = Mark::Done;
+                    }
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Ok(())
+}

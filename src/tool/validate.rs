@@ -1,0 +1,750 @@
+//! Validation of a value against a [`CompiledSchema`]: an explicit stack of tasks (no recursion
+//! on the value or the schema), problems collected into sinks so that `anyOf`, `oneOf` and `not`
+//! can judge their branches, and a step budget.
+
+use std::cmp::Ordering;
+
+use serde_json::{Number, Value};
+
+use super::message;
+use super::schema::{CompiledSchema, Keywords, NodeId, NodeKind};
+use super::{ArgumentProblem, ProblemKind, MAX_PROBLEMS, MAX_VALIDATION_STEPS};
+use crate::json::PathSegment;
+
+/// Problems kept per branch of `anyOf`/`oneOf`/`not` (for the summary in the message).
+const BRANCH_PROBLEMS: usize = 2;
+
+/// A path into the value, as a tree of parent links (no copying per level).
+#[derive(Clone, Copy)]
+enum Seg<'v> {
+    Root,
+    Key(&'v str),
+    Index(usize),
+}
+
+struct PathNode<'v> {
+    parent: usize,
+    seg: Seg<'v>,
+}
+
+/// Which combinator is waiting for its branches.
+#[derive(Clone, Copy)]
+enum Combinator {
+    AnyOf,
+    OneOf,
+    Not,
+}
+
+enum Task<'v> {
+    /// Check `value` (at `path`) against node `node`, writing problems to `sink`.
+    Eval {
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+    },
+    /// Start a combinator: make one sink per branch, evaluate the branches, then `Judge`.
+    Combine {
+        kind: Combinator,
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+    },
+    /// Judge the branches, whose sinks start at `first`.
+    Judge {
+        kind: Combinator,
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+        first: usize,
+    },
+}
+
+/// Problems found under one schema location: the first few kept, all counted.
+struct Sink {
+    problems: Vec<ArgumentProblem>,
+    total: usize,
+    keep: usize,
+}
+
+impl Sink {
+    fn new(keep: usize) -> Self {
+        Self {
+            problems: Vec::new(),
+            total: 0,
+            keep,
+        }
+    }
+}
+
+struct Validator<'s, 'v> {
+    schema: &'s CompiledSchema,
+    paths: Vec<PathNode<'v>>,
+    sinks: Vec<Sink>,
+    stack: Vec<Task<'v>>,
+    steps: usize,
+}
+
+/// Checks `value`; returns the problems kept (at most [`MAX_PROBLEMS`]) and how many there were.
+pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentProblem>, usize) {
+    let mut v = Validator {
+        schema,
+        paths: vec![PathNode {
+            parent: 0,
+            seg: Seg::Root,
+        }],
+        sinks: vec![Sink::new(MAX_PROBLEMS)],
+        stack: vec![Task::Eval {
+            node: 0,
+            value,
+            path: 0,
+            sink: 0,
+        }],
+        steps: 0,
+    };
+    while let Some(task) = v.stack.pop() {
+        v.steps += 1;
+        if v.steps > MAX_VALIDATION_STEPS {
+            v.stack.clear();
+            v.sinks.truncate(1);
+            let problem = ArgumentProblem {
+                kind: ProblemKind::TooComplex,
+                path: Vec::new(),
+                schema_pointer: String::new(),
+                message: message::too_complex(),
+            };
+            v.add(0, problem);
+            break;
+        }
+        match task {
+            Task::Eval {
+                node,
+                value,
+                path,
+                sink,
+            } => v.eval(node, value, path, sink),
+            Task::Combine {
+                kind,
+                node,
+                value,
+                path,
+                sink,
+            } => v.combine(kind, node, value, path, sink),
+            Task::Judge {
+                kind,
+                node,
+                value,
+                path,
+                sink,
+                first,
+            } => v.judge(kind, node, value, path, sink, first),
+        }
+    }
+    v.sinks
+        .into_iter()
+        .next()
+        .map(|s| (s.problems, s.total))
+        .unwrap_or_default()
+}
+
+impl<'s, 'v> Validator<'s, 'v> {
+    fn add(&mut self, sink: usize, problem: ArgumentProblem) {
+        if let Some(s) = self.sinks.get_mut(sink) {
+            s.total += 1;
+            if s.problems.len() < s.keep {
+                s.problems.push(problem);
+            }
+        }
+    }
+
+    fn child_path(&mut self, parent: usize, seg: Seg<'v>) -> usize {
+        self.paths.push(PathNode { parent, seg });
+        self.paths.len() - 1
+    }
+
+    /// The path of `path` as segments, root first.
+    fn segments(&self, mut path: usize) -> Vec<PathSegment> {
+        let mut out = Vec::new();
+        while let Some(node) = self.paths.get(path) {
+            match node.seg {
+                Seg::Root => break,
+                Seg::Key(k) => out.push(PathSegment::Key(k.to_owned())),
+                Seg::Index(i) => out.push(PathSegment::Index(i)),
+            }
+            path = node.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    fn pointer(&self, node: NodeId, keyword: &str) -> String {
+        let base = self
+            .schema
+            .node(node)
+            .map(|n| n.pointer.as_str())
+            .unwrap_or("");
+        if keyword.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{base}/{keyword}")
+        }
+    }
+
+    fn problem(
+        &mut self,
+        sink: usize,
+        kind: ProblemKind,
+        path: Vec<PathSegment>,
+        pointer: String,
+        message: String,
+    ) {
+        self.add(
+            sink,
+            ArgumentProblem {
+                kind,
+                path,
+                schema_pointer: pointer,
+                message,
+            },
+        );
+    }
+
+    fn eval(&mut self, node: NodeId, value: &'v Value, path: usize, sink: usize) {
+        let schema = self.schema;
+        let Some(n) = schema.node(node) else {
+            return;
+        };
+        let k: &Keywords = match &n.kind {
+            NodeKind::Bool(true) => return,
+            NodeKind::Bool(false) => {
+                let segs = self.segments(path);
+                let msg = message::not_allowed(&segs);
+                self.problem(
+                    sink,
+                    ProblemKind::NotAllowed,
+                    segs,
+                    self.pointer(node, ""),
+                    msg,
+                );
+                return;
+            }
+            NodeKind::Keywords(k) => k,
+        };
+
+        if let Some(types) = &k.types {
+            if !types.iter().any(|t| t.matches(value)) {
+                let segs = self.segments(path);
+                let msg = message::wrong_type(&segs, types, value);
+                self.problem(
+                    sink,
+                    ProblemKind::WrongType,
+                    segs,
+                    self.pointer(node, "type"),
+                    msg,
+                );
+                // The other keywords would only repeat that the value is wrong.
+                return;
+            }
+        }
+        if let Some(c) = &k.constant {
+            if !self.equal(c, value) {
+                let segs = self.segments(path);
+                let msg = message::not_const(&segs, c, value);
+                self.problem(
+                    sink,
+                    ProblemKind::NotConst,
+                    segs,
+                    self.pointer(node, "const"),
+                    msg,
+                );
+            }
+        }
+        if let Some(options) = &k.enumeration {
+            if !options.iter().any(|o| self.equal(o, value)) {
+                let segs = self.segments(path);
+                let msg = message::not_in_enum(&segs, options, value);
+                self.problem(
+                    sink,
+                    ProblemKind::NotInEnum,
+                    segs,
+                    self.pointer(node, "enum"),
+                    msg,
+                );
+            }
+        }
+
+        // Tasks run in this order once pushed (reversed) on the stack.
+        let mut next: Vec<Task<'v>> = Vec::new();
+        match value {
+            Value::Number(x) => self.number(node, k, x, path, sink),
+            Value::String(s) => self.string(node, k, s, path, sink),
+            Value::Array(items) => {
+                self.array(node, k, items, path, sink);
+                if let Some(item_node) = k.items.filter(|_| !k.has_prefix_items) {
+                    for (i, item) in items.iter().enumerate() {
+                        let p = self.child_path(path, Seg::Index(i));
+                        next.push(Task::Eval {
+                            node: item_node,
+                            value: item,
+                            path: p,
+                            sink,
+                        });
+                    }
+                }
+            }
+            Value::Object(members) => {
+                self.object_counts(node, k, members.len(), path, sink);
+                for name in &k.required {
+                    if !members.contains_key(name) {
+                        let mut segs = self.segments(path);
+                        segs.push(PathSegment::Key(name.clone()));
+                        let msg = message::missing(&segs);
+                        self.problem(
+                            sink,
+                            ProblemKind::MissingArgument,
+                            segs,
+                            self.pointer(node, "required"),
+                            msg,
+                        );
+                    }
+                }
+                let additional = k.additional.filter(|_| !k.has_pattern_properties);
+                for (key, member) in members {
+                    let (target, declared) = match (k.property(key), additional) {
+                        (Some(id), _) => (id, true),
+                        (None, Some(id)) => (id, false),
+                        (None, None) => continue,
+                    };
+                    let rejects = matches!(
+                        schema.node(target).map(|n| &n.kind),
+                        Some(NodeKind::Bool(false))
+                    );
+                    if rejects && !declared {
+                        let mut segs = self.segments(path);
+                        segs.push(PathSegment::Key(key.clone()));
+                        let expected: Vec<&str> =
+                            k.properties.iter().map(|(name, _)| name.as_str()).collect();
+                        let msg = message::unknown(&segs, &expected);
+                        self.problem(
+                            sink,
+                            ProblemKind::UnknownArgument,
+                            segs,
+                            self.pointer(node, "additionalProperties"),
+                            msg,
+                        );
+                        continue;
+                    }
+                    let p = self.child_path(path, Seg::Key(key));
+                    next.push(Task::Eval {
+                        node: target,
+                        value: member,
+                        path: p,
+                        sink,
+                    });
+                }
+            }
+            Value::Null | Value::Bool(_) => {}
+        }
+        if let Some(target) = k.reference {
+            next.push(Task::Eval {
+                node: target,
+                value,
+                path,
+                sink,
+            });
+        }
+        for &branch in &k.all_of {
+            next.push(Task::Eval {
+                node: branch,
+                value,
+                path,
+                sink,
+            });
+        }
+        for (kind, present) in [
+            (Combinator::AnyOf, !k.any_of.is_empty()),
+            (Combinator::OneOf, !k.one_of.is_empty()),
+            (Combinator::Not, k.not.is_some()),
+        ] {
+            if present {
+                next.push(Task::Combine {
+                    kind,
+                    node,
+                    value,
+                    path,
+                    sink,
+                });
+            }
+        }
+        self.stack.extend(next.into_iter().rev());
+    }
+
+    fn branches(&self, kind: Combinator, node: NodeId) -> &'s [NodeId] {
+        let schema = self.schema;
+        match schema.node(node).map(|n| &n.kind) {
+            Some(NodeKind::Keywords(k)) => match kind {
+                Combinator::AnyOf => &k.any_of,
+                Combinator::OneOf => &k.one_of,
+                Combinator::Not => k.not.as_slice(),
+            },
+            _ => &[],
+        }
+    }
+
+    fn combine(
+        &mut self,
+        kind: Combinator,
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+    ) {
+        let branches = self.branches(kind, node);
+        let first = self.sinks.len();
+        self.stack.push(Task::Judge {
+            kind,
+            node,
+            value,
+            path,
+            sink,
+            first,
+        });
+        for (i, &branch) in branches.iter().enumerate().rev() {
+            self.stack.push(Task::Eval {
+                node: branch,
+                value,
+                path,
+                sink: first + i,
+            });
+        }
+        for _ in branches {
+            self.sinks.push(Sink::new(BRANCH_PROBLEMS));
+        }
+    }
+
+    fn judge(
+        &mut self,
+        kind: Combinator,
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+        first: usize,
+    ) {
+        if first > self.sinks.len() {
+            return;
+        }
+        let results = self.sinks.split_off(first);
+        let passed: Vec<usize> = results
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.total == 0)
+            .map(|(i, _)| i)
+            .collect();
+        let segs = self.segments(path);
+        let failures = || -> Vec<Vec<String>> {
+            results
+                .iter()
+                .map(|s| {
+                    let mut msgs: Vec<String> =
+                        s.problems.iter().map(|p| p.message.clone()).collect();
+                    if s.total > s.problems.len() {
+                        msgs.push(message::more_problems(s.total - s.problems.len()));
+                    }
+                    msgs
+                })
+                .collect()
+        };
+        let (problem_kind, keyword, msg) = match kind {
+            Combinator::AnyOf if passed.is_empty() => (
+                ProblemKind::NoMatch,
+                "anyOf",
+                message::no_match(&segs, "anyOf", &failures()),
+            ),
+            Combinator::OneOf if passed.is_empty() => (
+                ProblemKind::NoMatch,
+                "oneOf",
+                message::no_match(&segs, "oneOf", &failures()),
+            ),
+            Combinator::OneOf if passed.len() > 1 => (
+                ProblemKind::MultipleMatches,
+                "oneOf",
+                message::multiple_matches(&segs, results.len(), &passed),
+            ),
+            Combinator::Not if !passed.is_empty() => (
+                ProblemKind::MatchesNot,
+                "not",
+                message::matches_not(&segs, value),
+            ),
+            _ => return,
+        };
+        self.problem(sink, problem_kind, segs, self.pointer(node, keyword), msg);
+    }
+
+    fn number(&mut self, node: NodeId, k: &Keywords, x: &Number, path: usize, sink: usize) {
+        let checks = [
+            (&k.minimum, "minimum", "at least"),
+            (&k.maximum, "maximum", "at most"),
+            (&k.exclusive_minimum, "exclusiveMinimum", "greater than"),
+            (&k.exclusive_maximum, "exclusiveMaximum", "less than"),
+        ];
+        for (bound, keyword, phrase) in checks {
+            let Some(bound) = bound else { continue };
+            let within = compare(x, bound).is_some_and(|o| match keyword {
+                "minimum" => o != Ordering::Less,
+                "maximum" => o != Ordering::Greater,
+                "exclusiveMinimum" => o == Ordering::Greater,
+                _ => o == Ordering::Less,
+            });
+            if !within {
+                let segs = self.segments(path);
+                let msg = message::out_of_range(&segs, phrase, bound, x);
+                self.problem(
+                    sink,
+                    ProblemKind::OutOfRange,
+                    segs,
+                    self.pointer(node, keyword),
+                    msg,
+                );
+            }
+        }
+        if let Some(m) = &k.multiple_of {
+            if !is_multiple(x, m) {
+                let segs = self.segments(path);
+                let msg = message::not_multiple(&segs, m, x);
+                self.problem(
+                    sink,
+                    ProblemKind::NotMultipleOf,
+                    segs,
+                    self.pointer(node, "multipleOf"),
+                    msg,
+                );
+            }
+        }
+    }
+
+    fn string(&mut self, node: NodeId, k: &Keywords, s: &str, path: usize, sink: usize) {
+        if k.min_length.is_none() && k.max_length.is_none() {
+            return;
+        }
+        // Length in Unicode code points (Validation section 6.3.1), not bytes or UTF-16 units.
+        let len = s.chars().count() as u64;
+        for (bound, keyword, too_far) in [
+            (k.min_length, "minLength", len < k.min_length.unwrap_or(0)),
+            (
+                k.max_length,
+                "maxLength",
+                k.max_length.is_some_and(|m| len > m),
+            ),
+        ] {
+            if let (Some(bound), true) = (bound, too_far) {
+                let segs = self.segments(path);
+                let msg = message::string_length(&segs, keyword == "minLength", bound, len);
+                self.problem(
+                    sink,
+                    ProblemKind::StringLength,
+                    segs,
+                    self.pointer(node, keyword),
+                    msg,
+                );
+            }
+        }
+    }
+
+    fn array(&mut self, node: NodeId, k: &Keywords, items: &[Value], path: usize, sink: usize) {
+        let len = items.len() as u64;
+        for (bound, keyword, too_far) in [
+            (k.min_items, "minItems", len < k.min_items.unwrap_or(0)),
+            (
+                k.max_items,
+                "maxItems",
+                k.max_items.is_some_and(|m| len > m),
+            ),
+        ] {
+            if let (Some(bound), true) = (bound, too_far) {
+                let segs = self.segments(path);
+                let msg = message::array_length(&segs, keyword == "minItems", bound, len);
+                self.problem(
+                    sink,
+                    ProblemKind::ArrayLength,
+                    segs,
+                    self.pointer(node, keyword),
+                    msg,
+                );
+            }
+        }
+        if k.unique_items {
+            'outer: for (i, a) in items.iter().enumerate() {
+                for (j, b) in items.iter().enumerate().skip(i + 1) {
+                    if self.steps > MAX_VALIDATION_STEPS {
+                        break 'outer;
+                    }
+                    if self.equal(a, b) {
+                        let segs = self.segments(path);
+                        let msg = message::duplicate_items(&segs, i, j);
+                        self.problem(
+                            sink,
+                            ProblemKind::DuplicateItems,
+                            segs,
+                            self.pointer(node, "uniqueItems"),
+                            msg,
+                        );
+                        break 'outer;
+                    }
+                }
+            }
+        }
+    }
+
+    fn object_counts(&mut self, node: NodeId, k: &Keywords, len: usize, path: usize, sink: usize) {
+        let len = len as u64;
+        for (bound, keyword, too_far) in [
+            (
+                k.min_properties,
+                "minProperties",
+                len < k.min_properties.unwrap_or(0),
+            ),
+            (
+                k.max_properties,
+                "maxProperties",
+                k.max_properties.is_some_and(|m| len > m),
+            ),
+        ] {
+            if let (Some(bound), true) = (bound, too_far) {
+                let segs = self.segments(path);
+                let msg = message::property_count(&segs, keyword == "minProperties", bound, len);
+                self.problem(
+                    sink,
+                    ProblemKind::PropertyCount,
+                    segs,
+                    self.pointer(node, keyword),
+                    msg,
+                );
+            }
+        }
+    }
+
+    /// JSON equality (Validation section 4.2.2): numbers by value (`1` equals `1.0`), objects
+    /// regardless of key order. Iterative; counts against the step budget.
+    fn equal(&mut self, a: &Value, b: &Value) -> bool {
+        let mut pending = vec![(a, b)];
+        while let Some((x, y)) = pending.pop() {
+            self.steps += 1;
+            match (x, y) {
+                (Value::Number(p), Value::Number(q)) => {
+                    if compare(p, q) != Some(Ordering::Equal) {
+                        return false;
+                    }
+                }
+                (Value::Array(p), Value::Array(q)) => {
+                    if p.len() != q.len() {
+                        return false;
+                    }
+                    pending.extend(p.iter().zip(q));
+                }
+                (Value::Object(p), Value::Object(q)) => {
+                    if p.len() != q.len() {
+                        return false;
+                    }
+                    for (key, v) in p {
+                        match q.get(key) {
+                            Some(w) => pending.push((v, w)),
+                            None => return false,
+                        }
+                    }
+                }
+                _ => {
+                    if x != y {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Compares two JSON numbers: exactly when both are integers, else as 64-bit floats.
+pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
+    }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    // One negative i64 and one u64 beyond i64: the negative is smaller.
+    match (a.as_i64(), b.as_u64(), a.as_u64(), b.as_i64()) {
+        (Some(x), Some(_), _, _) if x < 0 => return Some(Ordering::Less),
+        (_, _, Some(_), Some(y)) if y < 0 => return Some(Ordering::Greater),
+        _ => {}
+    }
+    a.as_f64()?.partial_cmp(&b.as_f64()?)
+}
+
+/// `multipleOf` (Validation section 6.2.1): exact for integers; for other numbers, the quotient
+/// must be within 1e-9 (relative) of an integer, to absorb binary rounding (`0.3` is a multiple
+/// of `0.1`).
+fn is_multiple(x: &Number, m: &Number) -> bool {
+    if let (Some(a), Some(b)) = (x.as_i64(), m.as_i64()) {
+        return a.checked_rem(b) == Some(0);
+    }
+    if let (Some(a), Some(b)) = (x.as_u64(), m.as_u64()) {
+        return a.checked_rem(b) == Some(0);
+    }
+    let (Some(a), Some(b)) = (x.as_f64(), m.as_f64()) else {
+        return false;
+    };
+    if b <= 0.0 {
+        return false;
+    }
+    let q = a / b;
+    if !q.is_finite() {
+        return false;
+    }
+    (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(v: serde_json::Value) -> Number {
+        match v {
+            Value::Number(n) => n,
+            other => panic!("not a number: {other}"),
+        }
+    }
+
+    #[test]
+    fn numbers_compare_exactly_when_they_can() {
+        use serde_json::json;
+        assert_eq!(compare(&n(json!(1)), &n(json!(1.0))), Some(Ordering::Equal));
+        assert_eq!(
+            compare(&n(json!(u64::MAX)), &n(json!(u64::MAX - 1))),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            compare(&n(json!(-1)), &n(json!(u64::MAX))),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare(&n(json!(u64::MAX)), &n(json!(i64::MIN))),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(compare(&n(json!(0.5)), &n(json!(1))), Some(Ordering::Less));
+    }
+
+    #[test]
+    fn multiples() {
+        use serde_json::json;
+        assert!(is_multiple(&n(json!(0.3)), &n(json!(0.1))));
+        assert!(is_multiple(&n(json!(-15)), &n(json!(5))));
+        assert!(is_multiple(&n(json!(i64::MIN)), &n(json!(2))));
+        assert!(is_multiple(&n(json!(u64::MAX)), &n(json!(5))));
+        assert!(!is_multiple(&n(json!(7)), &n(json!(2))));
+        assert!(!is_multiple(&n(json!(0.35)), &n(json!(0.1))));
+        assert!(is_multiple(&n(json!(4.5)), &n(json!(1.5))));
+    }
+}

@@ -1,0 +1,1250 @@
+//! Tools: each failure kind with its exact message, nested paths, `$ref`, the schema subset's
+//! warnings and errors, tool errors as JSON, bounded validation, and property tests.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use agentwire::json::PathSegment;
+use agentwire::tool::{
+    ArgumentProblem, CompiledSchema, ProblemKind, SchemaError, ToolDefinition, ToolError,
+    ToolErrorType, ToolRegistry, MAX_PROBLEMS,
+};
+use agentwire::ErrorCode;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn registry(name: &str, parameters: Value) -> ToolRegistry {
+    let mut tools = ToolRegistry::new();
+    let warnings = tools
+        .register(ToolDefinition {
+            name: name.into(),
+            description: format!("The {name} tool."),
+            parameters,
+        })
+        .expect("schema compiles");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    tools
+}
+
+/// The message of validating `args` against `schema` (a tool named `t`).
+fn message(schema: Value, args: Value) -> String {
+    registry("t", schema)
+        .validate_arguments("t", &args)
+        .expect_err("invalid arguments")
+        .message
+}
+
+fn write_file() -> ToolRegistry {
+    registry(
+        "write_file",
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Where to write."},
+                "content": {"type": "string"},
+            },
+            "required": ["path", "content"],
+        }),
+    )
+}
+
+#[test]
+fn missing_argument_has_the_required_exact_sentence() {
+    let err = write_file()
+        .validate_arguments("write_file", &json!({"content": "hello"}))
+        .unwrap_err();
+    assert_eq!(err.error_type, ToolErrorType::Validation);
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'write_file': Missing required argument 'path'."
+    );
+    assert_eq!(
+        err.problems,
+        vec![ArgumentProblem {
+            kind: ProblemKind::MissingArgument,
+            path: vec![PathSegment::Key("path".into())],
+            schema_pointer: "/required".into(),
+            message: "Missing required argument 'path'.".into(),
+        }]
+    );
+    assert_eq!(err.code(), "tool-validation");
+    assert_eq!(err.to_string(), err.message);
+}
+
+#[test]
+fn wrong_type_names_the_argument_and_what_it_got() {
+    let schema = json!({"type": "object", "properties": {"top_k": {"type": "integer"}}});
+    assert_eq!(
+        message(schema.clone(), json!({"top_k": "3"})),
+        "Validation failed for tool 't': Argument 'top_k' must be an integer, got string \"3\"."
+    );
+    assert_eq!(
+        message(schema.clone(), json!({"top_k": 2.5})),
+        "Validation failed for tool 't': Argument 'top_k' must be an integer, got number 2.5."
+    );
+    // 2020-12: a number with a zero fractional part is an integer.
+    registry("t", schema)
+        .validate_arguments("t", &json!({"top_k": 3.0}))
+        .unwrap();
+
+    let cases = [
+        (json!("string"), json!(1), "must be a string, got number 1."),
+        (
+            json!("number"),
+            json!("1"),
+            "must be a number, got string \"1\".",
+        ),
+        (
+            json!("boolean"),
+            json!("true"),
+            "must be a boolean, got string \"true\".",
+        ),
+        (json!("object"), json!([1]), "must be an object, got array."),
+        (json!("array"), json!({}), "must be an array, got object."),
+        (
+            json!("null"),
+            json!(false),
+            "must be null, got boolean false.",
+        ),
+        (
+            json!(["string", "null"]),
+            json!(1),
+            "must be a string or null, got number 1.",
+        ),
+        (
+            json!(["string", "number", "null"]),
+            json!([]),
+            "must be a string, a number or null, got array.",
+        ),
+    ];
+    for (ty, value, want) in cases {
+        let schema = json!({"type": "object", "properties": {"x": {"type": ty}}});
+        assert_eq!(
+            message(schema, json!({ "x": value })),
+            format!("Validation failed for tool 't': Argument 'x' {want}")
+        );
+    }
+}
+
+#[test]
+fn long_strings_are_cut_in_messages() {
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let long = "é".repeat(100);
+    let msg = message(schema, json!({ "n": long }));
+    assert_eq!(
+        msg,
+        format!(
+            "Validation failed for tool 't': Argument 'n' must be an integer, got string \"{}…\".",
+            "é".repeat(60)
+        )
+    );
+}
+
+#[test]
+fn unknown_argument_lists_the_expected_ones() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"color": {"type": "string"}, "size": {"type": "integer"}},
+        "additionalProperties": false,
+    });
+    let err = registry("t", schema)
+        .validate_arguments("t", &json!({"colour": "red"}))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': Unknown argument 'colour'; expected one of: color, size."
+    );
+    assert_eq!(err.problems[0].kind, ProblemKind::UnknownArgument);
+    assert_eq!(err.problems[0].schema_pointer, "/additionalProperties");
+
+    assert_eq!(
+        message(
+            json!({"type": "object", "additionalProperties": false}),
+            json!({"x": 1})
+        ),
+        "Validation failed for tool 't': Unknown argument 'x'; the tool takes no arguments."
+    );
+    assert_eq!(
+        message(
+            json!({"type": "object", "properties": {"options": {"type": "object", "additionalProperties": false}}}),
+            json!({"options": {"x": 1}})
+        ),
+        "Validation failed for tool 't': Unknown argument 'options.x'; 'options' takes no properties."
+    );
+    // Without `additionalProperties: false`, extra arguments are allowed (JSON Schema default).
+    registry("t", json!({"type": "object", "properties": {"a": {}}}))
+        .validate_arguments("t", &json!({"b": 1}))
+        .unwrap();
+    // `additionalProperties` as a schema checks the extra members.
+    assert_eq!(
+        message(
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            json!({"env": 1})
+        ),
+        "Validation failed for tool 't': Argument 'env' must be a string, got number 1."
+    );
+}
+
+#[test]
+fn out_of_range_values() {
+    let schema = json!({"type": "object", "properties": {
+        "a": {"type": "integer", "minimum": 1},
+        "b": {"type": "number", "maximum": 10},
+        "c": {"type": "number", "exclusiveMinimum": 0},
+        "d": {"type": "number", "exclusiveMaximum": 1},
+        "e": {"type": "integer", "multipleOf": 5},
+        "f": {"type": "number", "multipleOf": 0.1},
+    }});
+    let tools = registry("t", schema);
+    let cases = [
+        (json!({"a": 0}), "Argument 'a' must be at least 1, got 0."),
+        (
+            json!({"b": 10.5}),
+            "Argument 'b' must be at most 10, got 10.5.",
+        ),
+        (
+            json!({"c": 0}),
+            "Argument 'c' must be greater than 0, got 0.",
+        ),
+        (json!({"d": 1}), "Argument 'd' must be less than 1, got 1."),
+        (
+            json!({"e": 12}),
+            "Argument 'e' must be a multiple of 5, got 12.",
+        ),
+        (
+            json!({"f": 0.35}),
+            "Argument 'f' must be a multiple of 0.1, got 0.35.",
+        ),
+    ];
+    for (args, want) in cases {
+        let err = tools.validate_arguments("t", &args).unwrap_err();
+        assert_eq!(
+            err.message,
+            format!("Validation failed for tool 't': {want}")
+        );
+    }
+    let ok = json!({"a": 1, "b": 10, "c": 0.001, "d": 0.999, "e": -15, "f": 0.3});
+    tools.validate_arguments("t", &ok).unwrap();
+    // Big integers compare exactly.
+    let big = registry(
+        "t",
+        json!({"type": "object", "properties": {"n": {"maximum": 9007199254740992u64}}}),
+    );
+    assert!(big
+        .validate_arguments("t", &json!({"n": 9007199254740993u64}))
+        .is_err());
+    big.validate_arguments("t", &json!({"n": -9007199254740993i64}))
+        .unwrap();
+}
+
+#[test]
+fn enum_and_const_mismatches() {
+    let schema = json!({"type": "object", "properties": {
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "kind": {"const": "file"},
+        "level": {"enum": [1, 2, null]},
+    }});
+    let tools = registry("t", schema);
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"unit": "kelvin"}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'unit' must be one of: \"celsius\", \"fahrenheit\"; got string \"kelvin\"."
+    );
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"kind": "dir"}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'kind' must be \"file\", got string \"dir\"."
+    );
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"level": 3}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'level' must be one of: 1, 2, null; got number 3."
+    );
+    // Numbers compare by value.
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"unit": "celsius", "kind": "file", "level": 2.0}),
+        )
+        .unwrap();
+}
+
+#[test]
+fn string_lengths_count_code_points() {
+    let schema = json!({"type": "object", "properties": {
+        "name": {"type": "string", "minLength": 3, "maxLength": 5},
+        "code": {"type": "string", "minLength": 1},
+    }});
+    let tools = registry("t", schema);
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"name": "ab"}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'name' must be at least 3 characters long, got 2."
+    );
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"name": "abcdef"}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'name' must be at most 5 characters long, got 6."
+    );
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"code": ""}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'code' must be at least 1 character long, got 0."
+    );
+    // Three code points, nine UTF-8 bytes, four UTF-16 units.
+    tools
+        .validate_arguments("t", &json!({"name": "東京😀"}))
+        .unwrap();
+}
+
+#[test]
+fn array_lengths_and_unique_items() {
+    let schema = json!({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3, "uniqueItems": true},
+        "points": {"type": "array", "uniqueItems": true},
+    }});
+    let tools = registry("t", schema);
+    let cases = [
+        (
+            json!({"tags": []}),
+            "Argument 'tags' must have at least 1 item, got 0.",
+        ),
+        (
+            json!({"tags": ["a", "b", "c", "d", "e"]}),
+            "Argument 'tags' must have at most 3 items, got 5.",
+        ),
+        (
+            json!({"tags": ["a", "b", "a"]}),
+            "Argument 'tags' must not contain duplicate items; items 0 and 2 are equal.",
+        ),
+        (
+            json!({"points": [{"x": 1, "y": [2]}, {"y": [2.0], "x": 1.0}]}),
+            "Argument 'points' must not contain duplicate items; items 0 and 1 are equal.",
+        ),
+        (
+            json!({"tags": ["a", 2]}),
+            "Argument 'tags[1]' must be a string, got number 2.",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(
+            tools.validate_arguments("t", &args).unwrap_err().message,
+            format!("Validation failed for tool 't': {want}")
+        );
+    }
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"tags": ["a", "b"], "points": [1, "1", [1], {"1": 1}]}),
+        )
+        .unwrap();
+}
+
+#[test]
+fn property_counts() {
+    let schema = json!({"type": "object", "properties": {
+        "env": {"type": "object", "minProperties": 1, "maxProperties": 2},
+    }});
+    let tools = registry("t", schema);
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"env": {}}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'env' must have at least 1 property, got 0."
+    );
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"env": {"a": "1", "b": "2", "c": "3"}}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'env' must have at most 2 properties, got 3."
+    );
+}
+
+#[test]
+fn nested_objects_and_arrays_name_the_full_path() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "options": {
+                "type": "object",
+                "properties": {
+                    "depth": {"type": "integer", "minimum": 0},
+                    "follow": {"type": "boolean"},
+                },
+                "required": ["depth"],
+            },
+            "files": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "mode": {"enum": ["r", "w"]}},
+                    "required": ["path"],
+                },
+            },
+            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    });
+    let tools = registry("t", schema);
+    let err = tools
+        .validate_arguments(
+            "t",
+            &json!({
+                "options": {"depth": "3", "follow": "yes"},
+                "files": [{"path": "a"}, {"mode": "x"}, {"path": 7}],
+                "headers": {"x.y": 1},
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': \
+         Missing required argument 'files[1].path'. \
+         Argument 'files[1].mode' must be one of: \"r\", \"w\"; got string \"x\". \
+         Argument 'files[2].path' must be a string, got number 7. \
+         Argument 'headers[\"x.y\"]' must be a string, got number 1. \
+         Argument 'options.depth' must be an integer, got string \"3\". \
+         Argument 'options.follow' must be a boolean, got string \"yes\"."
+    );
+    let paths: Vec<Vec<PathSegment>> = err.problems.iter().map(|p| p.path.clone()).collect();
+    assert_eq!(
+        paths[0],
+        vec![
+            PathSegment::Key("files".into()),
+            PathSegment::Index(1),
+            PathSegment::Key("path".into())
+        ]
+    );
+    assert_eq!(
+        err.problems[4].schema_pointer,
+        "/properties/options/properties/depth/type"
+    );
+    assert_eq!(
+        err.problems[0].schema_pointer,
+        "/properties/files/items/required"
+    );
+    assert_eq!(
+        serde_json::to_value(&err.problems[2]).unwrap(),
+        json!({
+            "kind": "wrongType",
+            "path": ["files", 2, "path"],
+            "schemaPointer": "/properties/files/items/properties/path/type",
+            "message": "Argument 'files[2].path' must be a string, got number 7.",
+        })
+    );
+}
+
+#[test]
+fn several_failures_are_all_listed() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "top_k": {"type": "integer", "maximum": 50}},
+        "required": ["query"],
+        "additionalProperties": false,
+    });
+    let err = registry("search", schema)
+        .validate_arguments("search", &json!({"top_k": 100, "lang": "en"}))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'search': Missing required argument 'query'. \
+         Unknown argument 'lang'; expected one of: query, top_k. \
+         Argument 'top_k' must be at most 50, got 100."
+    );
+    assert_eq!(err.problems.len(), 3);
+}
+
+#[test]
+fn problems_past_the_cap_are_counted() {
+    let tools = registry(
+        "t",
+        json!({"type": "object", "additionalProperties": false}),
+    );
+    let args: serde_json::Map<String, Value> =
+        (0..60).map(|i| (format!("k{i:02}"), json!(i))).collect();
+    let err = tools
+        .validate_arguments("t", &Value::Object(args))
+        .unwrap_err();
+    assert_eq!(err.problems.len(), MAX_PROBLEMS);
+    assert!(
+        err.message.ends_with(" (and 10 more problems)"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn arguments_text_must_be_a_json_object() {
+    let tools = write_file();
+    let err = tools
+        .validate_arguments_text("write_file", r#"{"path": "a""#)
+        .unwrap_err();
+    assert_eq!(err.error_type, ToolErrorType::Validation);
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'write_file': Arguments are not valid JSON: EOF while parsing an object at line 1 column 12."
+    );
+    assert_eq!(err.problems[0].kind, ProblemKind::InvalidJson);
+    assert_eq!(err.code(), "invalid-arguments-json");
+
+    let err = tools
+        .validate_arguments_text("write_file", r#"["a.txt", "hi"]"#)
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'write_file': Arguments must be a JSON object, got array."
+    );
+    assert_eq!(err.code(), "arguments-not-object");
+    assert_eq!(
+        tools
+            .validate_arguments("write_file", &json!("a.txt"))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 'write_file': Arguments must be a JSON object, got string \"a.txt\"."
+    );
+
+    // Empty text is `{}` (then the missing arguments are reported, in `required` order).
+    assert_eq!(
+        tools.validate_arguments_text("write_file", " ").unwrap_err().message,
+        "Validation failed for tool 'write_file': Missing required argument 'path'. Missing required argument 'content'."
+    );
+    let none = registry("now", json!({"type": "object", "properties": {}}));
+    assert_eq!(none.validate_arguments_text("now", "").unwrap(), json!({}));
+
+    let ok = tools
+        .validate_arguments_text("write_file", "{\"path\": \"a.txt\", \"content\": \"hi\"}\n")
+        .unwrap();
+    assert_eq!(ok, json!({"path": "a.txt", "content": "hi"}));
+}
+
+#[test]
+fn unknown_tool_lists_the_available_ones() {
+    let mut tools = write_file();
+    tools
+        .register(ToolDefinition {
+            name: "read_file".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let err = tools
+        .validate_arguments("delete_file", &json!({}))
+        .unwrap_err();
+    assert_eq!(err.error_type, ToolErrorType::Validation);
+    assert_eq!(
+        err.message,
+        "Unknown tool 'delete_file'; available tools: read_file, write_file."
+    );
+    assert_eq!(err.code(), "unknown-tool");
+    // The tool is looked up before the text is parsed.
+    assert_eq!(
+        tools
+            .validate_arguments_text("delete_file", "not json")
+            .unwrap_err()
+            .code(),
+        "unknown-tool"
+    );
+    assert_eq!(
+        ToolRegistry::new()
+            .validate_arguments("x", &json!({}))
+            .unwrap_err()
+            .message,
+        "Unknown tool 'x'; no tools are registered."
+    );
+    // `parameters: null` accepts any object.
+    tools
+        .validate_arguments("read_file", &json!({"anything": [1]}))
+        .unwrap();
+}
+
+#[test]
+fn tool_errors_serialize_for_the_model_and_javascript() {
+    let err = write_file()
+        .validate_arguments("write_file", &json!({"path": "a"}))
+        .unwrap_err();
+    assert_eq!(
+        serde_json::to_value(&err).unwrap(),
+        json!({
+            "errorType": "VALIDATION",
+            "message": "Validation failed for tool 'write_file': Missing required argument 'content'.",
+            "problems": [{
+                "kind": "missingArgument",
+                "path": ["content"],
+                "schemaPointer": "/required",
+                "message": "Missing required argument 'content'.",
+            }],
+        })
+    );
+    assert_eq!(
+        err.details(),
+        json!({"errorType": "VALIDATION", "problems": serde_json::to_value(&err.problems).unwrap()})
+    );
+    let back: ToolError = serde_json::from_value(serde_json::to_value(&err).unwrap()).unwrap();
+    assert_eq!(back, err);
+
+    let exec = ToolError::execution("write_file", "disk full");
+    assert_eq!(exec.error_type, ToolErrorType::Execution);
+    assert_eq!(exec.code(), "tool-execution");
+    assert_eq!(
+        serde_json::to_value(&exec).unwrap(),
+        json!({"errorType": "EXECUTION", "message": "Execution of tool 'write_file' failed: disk full", "problems": []})
+    );
+}
+
+#[test]
+fn any_of_one_of_not_and_false() {
+    let schema = json!({"type": "object", "properties": {
+        "value": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "shape": {"oneOf": [
+            {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+            {"type": "object", "properties": {"w": {"type": "number"}}, "required": ["w"]},
+        ]},
+        "id": {"oneOf": [{"type": "integer"}, {"type": "number"}, {"type": "string"}]},
+        "name": {"type": "string", "not": {"const": "root"}},
+        "legacy": false,
+        "both": {"allOf": [{"type": "integer"}, {"minimum": 10}]},
+    }});
+    let tools = registry("t", schema);
+    let cases = [
+        (
+            json!({"value": 3}),
+            "Argument 'value' must match at least one of the 2 allowed forms (anyOf) but matches none: \
+             (1) Argument 'value' must be a string, got number 3. (2) Argument 'value' must be null, got number 3.",
+        ),
+        (
+            json!({"shape": {}}),
+            "Argument 'shape' must match exactly one of the 2 allowed forms (oneOf) but matches none: \
+             (1) Missing required argument 'shape.r'. (2) Missing required argument 'shape.w'.",
+        ),
+        (
+            json!({"id": 3}),
+            "Argument 'id' must match exactly one of the 3 allowed forms (oneOf) but matches forms 1 and 2.",
+        ),
+        (
+            json!({"name": "root"}),
+            "Argument 'name' must not match the schema under 'not', got string \"root\".",
+        ),
+        (json!({"legacy": 1}), "Argument 'legacy' is not allowed."),
+        (json!({"both": 3}), "Argument 'both' must be at least 10, got 3."),
+    ];
+    for (args, want) in cases {
+        assert_eq!(
+            tools.validate_arguments("t", &args).unwrap_err().message,
+            format!("Validation failed for tool 't': {want}"),
+        );
+    }
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"value": null, "shape": {"r": 1}, "id": "x", "name": "home", "both": 12}),
+        )
+        .unwrap();
+}
+
+#[test]
+fn refs_to_defs_and_definitions() {
+    let schema = json!({
+        "type": "object",
+        "$defs": {
+            "point": {
+                "type": "object",
+                "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+                "required": ["x", "y"],
+            },
+        },
+        "definitions": {"name": {"type": "string", "minLength": 1}},
+        "properties": {
+            "from": {"$ref": "#/$defs/point"},
+            "to": {"$ref": "#/$defs/point", "description": "siblings of $ref apply too"},
+            "label": {"$ref": "#/definitions/name"},
+        },
+        "required": ["from"],
+    });
+    let tools = registry("route", schema);
+    tools
+        .validate_arguments("route", &json!({"from": {"x": 0, "y": 1}, "label": "a"}))
+        .unwrap();
+    let err = tools
+        .validate_arguments(
+            "route",
+            &json!({"from": {"x": 0}, "to": {"x": "1", "y": 2}, "label": ""}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'route': Missing required argument 'from.y'. \
+         Argument 'label' must be at least 1 character long, got 0. \
+         Argument 'to.x' must be a number, got string \"1\"."
+    );
+    assert_eq!(err.problems[0].schema_pointer, "/$defs/point/required");
+
+    // A recursive schema: a tree of any depth.
+    let tree = json!({
+        "type": "object",
+        "$defs": {"node": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+            "required": ["name"],
+        }},
+        "properties": {"root": {"$ref": "#/$defs/node"}},
+    });
+    let tools = registry("tree", tree);
+    let err = tools
+        .validate_arguments(
+            "tree",
+            &json!({"root": {"name": "a", "children": [{"name": "b", "children": [{"children": []}]}]}}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 'tree': Missing required argument 'root.children[0].children[0].name'."
+    );
+
+    // Escaped pointers: `~1` for `/`, `~0` for `~`, percent-encoding of the URI fragment.
+    let escaped = json!({
+        "type": "object",
+        "$defs": {"a/b": {"type": "integer"}, "c~d": {"type": "string"}, "e f": {"type": "boolean"}},
+        "properties": {
+            "x": {"$ref": "#/$defs/a~1b"},
+            "y": {"$ref": "#/$defs/c~0d"},
+            "z": {"$ref": "#/$defs/e%20f"},
+            "self": {"$ref": "#"},
+        },
+    });
+    let tools = registry("t", escaped);
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"x": "1", "y": 2, "z": 3, "self": {"x": 1.5}}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'self.x' must be an integer, got number 1.5. \
+         Argument 'x' must be an integer, got string \"1\". \
+         Argument 'y' must be a string, got number 2. \
+         Argument 'z' must be a boolean, got number 3."
+    );
+}
+
+#[test]
+fn bad_refs_are_refused_when_compiled() {
+    let err = CompiledSchema::compile(&json!({"properties": {"a": {"$ref": "#/$defs/missing"}}}))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SchemaError::UnresolvedRef {
+            pointer: "/properties/a/$ref".into(),
+            reference: "#/$defs/missing".into(),
+        }
+    );
+    assert_eq!(err.code(), "unresolved-schema-ref");
+
+    for cyclic in [
+        json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+        json!({"allOf": [{"$ref": "#"}]}),
+    ] {
+        let err = CompiledSchema::compile(&cyclic).unwrap_err();
+        assert!(matches!(err, SchemaError::RefCycle { .. }), "{err:?}");
+        assert_eq!(err.code(), "schema-ref-cycle");
+    }
+}
+
+#[test]
+fn unsupported_keywords_are_reported_with_pointers() {
+    let mut tools = ToolRegistry::new();
+    let warnings = tools
+        .register(ToolDefinition {
+            name: "t".into(),
+            description: String::new(),
+            parameters: json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$id": "https://example.com/t",
+                "title": "T",
+                "type": "object",
+                "properties": {
+                    "email": {"type": "string", "format": "email", "pattern": "^.+@.+$", "examples": ["a@b"]},
+                    "when": {"if": {"type": "string"}, "then": {"minLength": 1}},
+                    "meta": {"nullable": true, "default": null},
+                    "remote": {"$ref": "https://example.com/schema.json"},
+                    "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+                },
+                "patternProperties": {"^x-": {"type": "string"}},
+                "additionalProperties": false,
+            }),
+        })
+        .unwrap();
+    let got: Vec<(&str, &str)> = warnings
+        .iter()
+        .map(|w| (w.pointer.as_str(), w.keyword.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("/patternProperties", "patternProperties"),
+            ("/properties/email/pattern", "pattern"),
+            ("/properties/meta/nullable", "nullable"),
+            ("/properties/pair/items", "items"),
+            ("/properties/remote/$ref", "$ref"),
+            ("/properties/when/if", "if"),
+            ("/properties/when/then", "then"),
+        ]
+    );
+    assert_eq!(
+        warnings[1].message,
+        "`pattern` is not supported: it is not checked"
+    );
+    assert_eq!(
+        serde_json::to_value(&warnings[2]).unwrap(),
+        json!({
+            "pointer": "/properties/meta/nullable",
+            "keyword": "nullable",
+            "message": "`nullable` is not a JSON Schema 2020-12 keyword: it is ignored",
+        })
+    );
+    assert_eq!(tools.schema("t").unwrap().warnings(), &warnings[..]);
+    // Not checked means not rejected: the pattern does not apply, and `additionalProperties`
+    // beside `patternProperties` is not applied either (its coverage is unknown).
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"email": "nope", "x-extra": 1, "pair": [1, "a"], "remote": 5}),
+        )
+        .unwrap();
+}
+
+#[test]
+fn invalid_schemas_are_refused_with_pointers() {
+    let cases = [
+        (json!("object"), ""),
+        (json!({"type": "text"}), "/type"),
+        (
+            json!({"properties": {"a": {"minLength": -1}}}),
+            "/properties/a/minLength",
+        ),
+        (json!({"required": "path"}), "/required"),
+        (json!({"properties": []}), "/properties"),
+        (json!({"properties": {"a": 3}}), "/properties/a"),
+        (json!({"multipleOf": 0}), "/multipleOf"),
+        (json!({"maximum": "10"}), "/maximum"),
+        (json!({"anyOf": []}), "/anyOf"),
+        (json!({"uniqueItems": "yes"}), "/uniqueItems"),
+        (json!({"enum": "a"}), "/enum"),
+        (json!({"$ref": 1}), "/$ref"),
+        (json!({"$defs": []}), "/$defs"),
+    ];
+    for (schema, pointer) in cases {
+        let err = CompiledSchema::compile(&schema).unwrap_err();
+        match &err {
+            SchemaError::Invalid { pointer: p, .. } => assert_eq!(p, pointer, "{schema}"),
+            other => panic!("{schema}: {other:?}"),
+        }
+        assert_eq!(err.code(), "invalid-schema");
+        assert_eq!(err.details()["pointer"], pointer);
+    }
+    let err =
+        CompiledSchema::compile(&json!({"properties": {"a": {"minLength": -1}}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid schema at '/properties/a/minLength': `minLength` must be a non-negative integer"
+    );
+    assert_eq!(err.details()["value"], json!(-1));
+
+    let mut tools = ToolRegistry::new();
+    let err = tools
+        .register(ToolDefinition {
+            name: "bad".into(),
+            description: String::new(),
+            parameters: json!({"type": 5}),
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid-schema");
+    assert!(tools.is_empty());
+    let err = tools.register(ToolDefinition::default()).unwrap_err();
+    assert_eq!(err.code(), "invalid-tool-name");
+}
+
+#[test]
+fn deeply_nested_values_validate_without_recursion() {
+    // A 100,000-deep array against a recursive schema, with a wrong leaf at the bottom.
+    let schema = CompiledSchema::compile(&json!({
+        "$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}},
+        "$ref": "#/$defs/n",
+    }))
+    .unwrap();
+    let depth = 100_000;
+    let mut value = json!("leaf");
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    let problems = schema.validate(&value);
+    // Dropping a deep serde_json::Value recurses: take it apart by hand (before any assertion
+    // can unwind).
+    let mut v = Some(value);
+    while let Some(Value::Array(mut a)) = v {
+        v = a.pop();
+    }
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].path.len(), depth);
+    let message = &problems[0].message;
+    assert!(
+        message.starts_with("Argument '[0][0][0]"),
+        "{}",
+        &message[..40]
+    );
+    assert!(
+        message.ends_with("[0]' must be an array, got string \"leaf\"."),
+        "{}",
+        &message[message.len() - 60..]
+    );
+}
+
+#[test]
+fn exponential_schemas_stop_at_the_step_budget() {
+    // 2^30 branch evaluations without a budget.
+    let mut defs = serde_json::Map::new();
+    for i in 0..30 {
+        let next = format!("#/$defs/a{}", i + 1);
+        defs.insert(
+            format!("a{i}"),
+            json!({"anyOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert("a30".into(), json!({"type": "string"}));
+    let schema = CompiledSchema::compile(&json!({"$defs": defs, "$ref": "#/$defs/a0"})).unwrap();
+    let start = std::time::Instant::now();
+    let problems = schema.validate(&json!(1));
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    assert_eq!(
+        problems.last().map(|p| p.kind),
+        Some(ProblemKind::TooComplex)
+    );
+    assert_eq!(
+        problems.last().unwrap().message,
+        "The arguments could not be fully checked: validation took more than 1000000 steps."
+    );
+}
+
+#[test]
+fn agent_api_function_tools_and_calls() {
+    use agentwire::dialect::agent_api::{FunctionCall, FunctionTool, Tool};
+    let function = FunctionTool {
+        name: "get_weather".into(),
+        description: "Current weather for a city.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+            "required": ["city"],
+        }),
+    };
+    let definition = ToolDefinition::from(function.clone());
+    assert_eq!(FunctionTool::from(definition.clone()), function);
+    assert_eq!(ToolDefinition::from(Tool::from(function)), definition);
+    assert_eq!(
+        serde_json::to_value(&definition).unwrap()["name"],
+        "get_weather"
+    );
+
+    let mut tools = ToolRegistry::new();
+    tools.register(definition).unwrap();
+    let call = FunctionCall {
+        call_id: "call_1".into(),
+        name: "get_weather".into(),
+        arguments: r#"{"city": "Paris", "unit": "k"}"#.into(),
+    };
+    assert_eq!(
+        tools.validate_call(&call).unwrap_err().message,
+        "Validation failed for tool 'get_weather': Argument 'unit' must be one of: \"c\", \"f\"; got string \"k\"."
+    );
+    let call = FunctionCall {
+        arguments: r#"{"city": "Paris"}"#.into(),
+        ..call
+    };
+    assert_eq!(
+        tools.validate_call(&call).unwrap(),
+        json!({"city": "Paris"})
+    );
+    assert_eq!(tools.names().collect::<Vec<_>>(), vec!["get_weather"]);
+    assert_eq!(tools.len(), 1);
+    assert!(tools.remove("get_weather").is_some());
+    assert!(tools.get("get_weather").is_none());
+}
+
+#[test]
+fn a_real_servers_function_call_validates() {
+    use agentwire::dialect::agent_api::FunctionCall;
+    // agentscope-runtime's completed function_call content (`data: {call_id, name, arguments}`).
+    let text = String::from_utf8(common::fixture("agentscope-runtime/process-raw.sse")).unwrap();
+    let call: FunctionCall = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|e| {
+            e["object"] == "content" && e["delta"] == false && e["data"]["arguments"].is_string()
+        })
+        .and_then(|e| serde_json::from_value(e["data"].clone()).ok())
+        .expect("a completed function call");
+    let mut tools = ToolRegistry::new();
+    tools
+        .register(ToolDefinition {
+            name: "get_weather".into(),
+            description: "Current weather for a city.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"city": {"type": "string", "minLength": 1}},
+                "required": ["city"],
+                "additionalProperties": false,
+            }),
+        })
+        .unwrap();
+    assert_eq!(
+        tools.validate_call(&call).unwrap(),
+        json!({"city": "Paris"})
+    );
+    let renamed = FunctionCall {
+        name: "get_wether".into(),
+        ..call
+    };
+    assert_eq!(
+        tools.validate_call(&renamed).unwrap_err().message,
+        "Unknown tool 'get_wether'; available tools: get_weather."
+    );
+}
+
+/// A property's schema in the generated tool schemas.
+#[derive(Debug, Clone)]
+enum Spec {
+    Str { min: u64, max: u64 },
+    Int { min: i64, max: i64 },
+    Num { min: f64, max: f64 },
+    Bool,
+    Enum(Vec<String>),
+    Tags { min: u64, max: u64 },
+    Nested,
+}
+
+fn arb_spec() -> impl Strategy<Value = Spec> {
+    prop_oneof![
+        (0u64..4, 0u64..8).prop_map(|(min, extra)| Spec::Str {
+            min,
+            max: min + extra
+        }),
+        (-100i64..100, 0i64..100).prop_map(|(min, span)| Spec::Int {
+            min,
+            max: min + span
+        }),
+        (-1e6f64..1e6, 0f64..1e3).prop_map(|(min, span)| Spec::Num {
+            min,
+            max: min + span
+        }),
+        Just(Spec::Bool),
+        prop::collection::btree_set("[a-z]{1,6}", 1..5)
+            .prop_map(|s| Spec::Enum(s.into_iter().collect())),
+        (0u64..3, 0u64..4).prop_map(|(min, extra)| Spec::Tags {
+            min,
+            max: min + extra
+        }),
+        Just(Spec::Nested),
+    ]
+}
+
+fn spec_schema(spec: &Spec) -> Value {
+    match spec {
+        Spec::Str { min, max } => json!({"type": "string", "minLength": min, "maxLength": max}),
+        Spec::Int { min, max } => json!({"type": "integer", "minimum": min, "maximum": max}),
+        Spec::Num { min, max } => json!({"type": "number", "minimum": min, "maximum": max}),
+        Spec::Bool => json!({"type": "boolean"}),
+        Spec::Enum(options) => json!({"type": "string", "enum": options}),
+        Spec::Tags { min, max } => json!({
+            "type": "array", "items": {"type": "string"},
+            "minItems": min, "maxItems": max, "uniqueItems": true,
+        }),
+        Spec::Nested => json!({
+            "type": "object",
+            "properties": {"depth": {"type": "integer", "minimum": 0}, "label": {"type": ["string", "null"]}},
+            "required": ["depth"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+fn spec_value(spec: &Spec) -> BoxedStrategy<Value> {
+    match spec.clone() {
+        Spec::Str { min, max } => prop::collection::vec(
+            prop::sample::select(vec!['a', 'Z', '0', ' ', 'é', '東', '😀', '"', '\\']),
+            min as usize..=max as usize,
+        )
+        .prop_map(|cs| Value::String(cs.into_iter().collect()))
+        .boxed(),
+        Spec::Int { min, max } => (min..=max).prop_map(Value::from).boxed(),
+        Spec::Num { min, max } => (min..=max).prop_map(Value::from).boxed(),
+        Spec::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        Spec::Enum(options) => prop::sample::select(options)
+            .prop_map(Value::String)
+            .boxed(),
+        Spec::Tags { min, max } => {
+            prop::collection::btree_set("[a-z]{1,4}", min as usize..=max as usize)
+                .prop_map(|s| Value::Array(s.into_iter().map(Value::String).collect()))
+                .boxed()
+        }
+        Spec::Nested => (0u32..10, prop::option::of("[a-z]{0,5}"))
+            .prop_map(|(depth, label)| json!({"depth": depth, "label": label}))
+            .boxed(),
+    }
+}
+
+const NAMES: &[&str] = &[
+    "path", "content", "top_k", "mode", "depth", "color", "size", "query", "tags", "options",
+];
+
+/// A tool schema (an object of generated properties, some required) and arguments satisfying it.
+fn arb_tool() -> impl Strategy<Value = (Value, Vec<String>, Value)> {
+    prop::sample::subsequence(NAMES, 1..=NAMES.len())
+        .prop_flat_map(|names| {
+            let n = names.len();
+            (
+                Just(names),
+                prop::collection::vec(arb_spec(), n),
+                prop::collection::vec(any::<(bool, bool)>(), n),
+            )
+        })
+        .prop_flat_map(|(names, specs, flags)| {
+            let values: Vec<BoxedStrategy<Value>> = specs.iter().map(spec_value).collect();
+            (Just(names), Just(specs), Just(flags), values)
+        })
+        .prop_map(|(names, specs, flags, values)| {
+            let mut properties = serde_json::Map::new();
+            let mut required = Vec::new();
+            let mut args = serde_json::Map::new();
+            for (((name, spec), (is_required, present)), value) in
+                names.iter().zip(&specs).zip(&flags).zip(values)
+            {
+                properties.insert((*name).to_owned(), spec_schema(spec));
+                if *is_required {
+                    required.push((*name).to_owned());
+                }
+                if *is_required || *present {
+                    args.insert((*name).to_owned(), value);
+                }
+            }
+            let schema = json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            });
+            (schema, required, Value::Object(args))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn generated_arguments_satisfy_their_schema((schema, _, args) in arb_tool()) {
+        let tools = registry("gen", schema);
+        prop_assert_eq!(tools.validate_arguments("gen", &args), Ok(()));
+        let text = serde_json::to_string(&args).unwrap();
+        // serde_json's float parsing is not exactly round-trip: compare with what it reads.
+        let read: Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(tools.validate_arguments_text("gen", &text), Ok(read));
+    }
+
+    #[test]
+    fn removing_a_required_argument_gives_the_missing_message(
+        (schema, required, args) in arb_tool(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        prop_assume!(!required.is_empty());
+        let name = pick.get(&required).clone();
+        let mut args = args;
+        if let Value::Object(m) = &mut args {
+            m.remove(&name);
+        }
+        let err = registry("gen", schema).validate_arguments("gen", &args).unwrap_err();
+        prop_assert_eq!(
+            err.message,
+            format!("Validation failed for tool 'gen': Missing required argument '{name}'.")
+        );
+        prop_assert_eq!(err.problems.len(), 1);
+        prop_assert_eq!(err.problems[0].kind, ProblemKind::MissingArgument);
+    }
+
+    #[test]
+    fn any_schema_and_value_never_panic(schema in arb_json(), value in arb_json()) {
+        if let Ok(compiled) = CompiledSchema::compile(&schema) {
+            let _ = compiled.validate(&value);
+        }
+    }
+}
+
+/// Arbitrary JSON built from schema-ish vocabulary, so that it often compiles.
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-5i64..20).prop_map(Value::from),
+        (-5.0f64..5.0).prop_map(Value::from),
+        prop::sample::select(vec![
+            "string",
+            "integer",
+            "number",
+            "object",
+            "array",
+            "boolean",
+            "null",
+            "#",
+            "#/$defs/a",
+            "#/properties/a",
+            "a",
+        ])
+        .prop_map(|s| Value::String(s.into())),
+    ];
+    let keys = prop::sample::select(vec![
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "$ref",
+        "$defs",
+        "a",
+        "pattern",
+    ]);
+    leaf.prop_recursive(4, 48, 5, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(keys.clone(), inner, 0..5).prop_map(|m| {
+                Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+            }),
+        ]
+    })
+}
