@@ -528,3 +528,17 @@ mod property {
         }
     }
 }
+
+#[test]
+fn with_updates_off_only_the_response_is_built() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    let (with, _) = assemble(&[&bytes], false);
+    let mut s = AgentStream::new(AssemblerOptions {
+        updates: false,
+        ..Default::default()
+    });
+    s.feed(&bytes);
+    s.finish();
+    assert!(s.drain_updates().is_empty());
+    assert_eq!(s.response(), &with);
+}

@@ -29,6 +29,10 @@ pub struct StreamOptions {
     /// Largest SSE event in bytes (default 16 MiB).
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
+    /// Produce updates (default `true`); `false` only assembles the response (`feed` returns
+    /// empty arrays; read the result with `response()`).
+    #[tsify(optional)]
+    pub updates: Option<bool>,
 }
 
 impl StreamOptions {
@@ -38,6 +42,7 @@ impl StreamOptions {
             sse.max_event_size = m;
         }
         AssemblerOptions {
+            updates: self.updates.unwrap_or(true),
             coalesce: self.batch.unwrap_or(false),
             sse,
         }

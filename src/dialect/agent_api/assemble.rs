@@ -15,14 +15,27 @@ use crate::sse::{SseDecoder, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
 /// Options of [`Assembler`] and [`AgentStream`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AssemblerOptions {
+    /// Record [`StreamUpdate`]s (default `true`). With `false` the assembler only builds the
+    /// response (for callers that want the final result, not live updates).
+    pub updates: bool,
     /// Batched delivery: within one [`AgentStream::feed`] (one network chunk), consecutive text deltas
     /// of the same content are merged into one [`StreamUpdate::TextDelta`]. Default `false` (one
     /// update per event).
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AgentStream`] only).
     pub sse: SseOptions,
+}
+
+impl Default for AssemblerOptions {
+    fn default() -> Self {
+        Self {
+            updates: true,
+            coalesce: false,
+            sse: SseOptions::default(),
+        }
+    }
 }
 
 /// A change to the assembled response, in stream order.
@@ -191,6 +204,13 @@ impl Assembler {
         self.events
     }
 
+    /// Records an update, unless updates are off.
+    fn record(&mut self, update: Pending) {
+        if self.options.updates {
+            self.pending.push(update);
+        }
+    }
+
     /// Whether updates are waiting to be drained.
     pub fn has_updates(&self) -> bool {
         !self.pending.is_empty()
@@ -267,7 +287,7 @@ impl Assembler {
                 });
                 self.ids.insert(id.to_owned(), p);
                 if announce {
-                    self.pending.push(owned(StreamUpdate::Message {
+                    self.record(owned(StreamUpdate::Message {
                         message: self.response.output[p].clone(),
                     }));
                 }
@@ -372,7 +392,7 @@ impl Assembler {
                 }
                 let msg_id = content.msg_id.clone().unwrap_or_default();
                 self.close_run(m, pos);
-                self.pending.push(owned(StreamUpdate::DataDelta {
+                self.record(owned(StreamUpdate::DataDelta {
                     msg_id,
                     index,
                     delta,
@@ -418,7 +438,7 @@ impl Assembler {
         self.close_run(m, pos);
         let message = &self.response.output[m];
         let content = &message.content[pos];
-        self.pending.push(owned(StreamUpdate::Content {
+        self.record(owned(StreamUpdate::Content {
             msg_id: message.id.clone().unwrap_or_default(),
             index: content.index.unwrap_or(pos as u32),
             content: content.clone(),
@@ -438,7 +458,7 @@ impl Assembler {
             self.close_run(msg, pos);
             self.runs.push((msg, pos, self.pending.len()));
         }
-        self.pending.push(Pending::Text {
+        self.record(Pending::Text {
             msg,
             pos,
             start,
@@ -552,7 +572,7 @@ impl Assembler {
         }
         if !from_output {
             self.close_runs_of_message(m);
-            self.pending.push(owned(StreamUpdate::Message {
+            self.record(owned(StreamUpdate::Message {
                 message: self.response.output[m].clone(),
             }));
         }
@@ -637,7 +657,7 @@ impl Assembler {
                 self.warn(AgentApiError::MessageMissingFromOutput { msg_id });
             }
         }
-        self.pending.push(owned(StreamUpdate::Response {
+        self.record(owned(StreamUpdate::Response {
             response: self.envelope(),
         }));
         let status = self.response.status.clone();
@@ -691,7 +711,7 @@ impl Assembler {
             }
         }
         self.runs.clear();
-        self.pending.push(owned(StreamUpdate::Done {
+        self.record(owned(StreamUpdate::Done {
             response: self.response.clone(),
         }));
     }
