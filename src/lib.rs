@@ -12,6 +12,7 @@ pub mod run;
 pub mod sse;
 pub mod tool;
 pub mod transport;
+pub mod url;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]

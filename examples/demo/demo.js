@@ -1,6 +1,6 @@
 // The live agent UI: a user's page built on the agentwire package. It renders with DOM APIs only
 // (textContent, createElement): agent data never goes through innerHTML.
-import init, { AgentClient, RequestBuilder, ProtocolError } from "agentwire";
+import init, { AgentClient, RequestBuilder, ProtocolError, classifyUrl } from "agentwire";
 
 const $ = (id) => document.getElementById(id);
 const form = $("prompt-form"), promptInput = $("prompt"), send = $("send"), stop = $("stop");
@@ -18,12 +18,17 @@ function el(tag, className, text) {
   return e;
 }
 
-/** Only http(s) links and data: images are rendered. */
+/** Only URLs the SDK classifies as safe are rendered: images from http(s), blob: or data:image/…. */
 function safeImage(url) {
-  return typeof url === "string" && (/^https:\/\//i.test(url) || /^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(url));
+  if (typeof url !== "string") return false;
+  const c = classifyUrl(url);
+  return c.safe && ["https", "http", "blob", "data-image"].includes(c.kind);
 }
+/** Links only to http(s). */
 function safeLink(url) {
-  return typeof url === "string" && /^https?:\/\//i.test(url);
+  if (typeof url !== "string") return false;
+  const c = classifyUrl(url);
+  return c.safe && (c.kind === "https" || c.kind === "http");
 }
 
 class View {
@@ -197,9 +202,13 @@ async function run(prompt) {
   stop.disabled = false;
   setStatus("streaming", "Streaming…");
   const view = new View();
-  // ?pace=MS slows the reference agent down; ?endpoint=/path points at another endpoint.
+  // ?pace=MS slows the reference agent down; ?hostile=1 makes it send javascript: URLs;
+  // ?endpoint=/path points at another endpoint.
   const params = new URLSearchParams(location.search);
-  const endpoint = (params.get("endpoint") ?? "/process") + (params.has("pace") ? `?pace_ms=${params.get("pace")}` : "");
+  const query = new URLSearchParams();
+  if (params.has("pace")) query.set("pace_ms", params.get("pace"));
+  if (params.has("hostile")) query.set("hostile", "1");
+  const endpoint = (params.get("endpoint") ?? "/process") + (query.size ? `?${query}` : "");
   const client = new AgentClient({ baseUrl: location.origin, endpoint });
   const request = new RequestBuilder().text("user", prompt).sessionId("demo").build();
   const stream = client.stream(

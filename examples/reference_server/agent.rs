@@ -10,17 +10,20 @@ use agentwire::dialect::agent_api::{
 use base64::Engine;
 use serde_json::json;
 
-/// Where the events go; `false` from `send` means the client is gone.
+/// Where the events go; `false` from `send` means nobody will read them.
 pub trait Sink {
-    /// Sends one SSE-encoded event; returns `false` if the connection is closed.
-    fn send(&mut self, sse: String) -> impl std::future::Future<Output = bool> + Send;
+    /// Sends one event: its sequence number and its SSE encoding.
+    fn send(&mut self, seq: u64, sse: String) -> impl std::future::Future<Output = bool> + Send;
 }
 
-/// How the agent paces its events.
+/// How the agent paces its events, and what it says.
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
     /// Pause between tokens.
     pub token: Duration,
+    /// Put hostile URLs where a UI might render them (`javascript:` image and source), to test
+    /// that a UI renders only safe URLs.
+    pub hostile: bool,
 }
 
 /// The last user text of a request.
@@ -51,7 +54,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 /// SSE-encodes an event with its `sequence_number` as the SSE `id` (for resuming).
-pub fn encode(event: &AgentEvent) -> String {
+pub fn encode(event: &AgentEvent) -> (u64, String) {
     let seq = match event {
         AgentEvent::Response(r) => r.sequence_number,
         AgentEvent::Message(m) => m.sequence_number,
@@ -63,7 +66,7 @@ pub fn encode(event: &AgentEvent) -> String {
     let id = seq.map(|s| s.to_string());
     // JSON has no raw line breaks and sequence numbers are digits: this cannot fail.
     let _ = agentwire::sse::encode_event(&mut out, None, &json, id.as_deref());
-    out
+    (seq.unwrap_or(0), out)
 }
 
 const SUN_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96"><rect width="96" height="96" rx="12" fill="#e8f1ff"/><circle cx="48" cy="48" r="20" fill="#f5b301"/><g stroke="#f5b301" stroke-width="5" stroke-linecap="round"><path d="M48 12v10M48 74v10M12 48h10M74 48h10M22 22l7 7M67 67l7 7M22 74l7-7M67 29l7-7"/></g></svg>"##;
@@ -76,13 +79,19 @@ pub fn sun_data_url() -> String {
     )
 }
 
-/// Streams the scripted answer to `request` into `sink`. Returns `false` if the client left early.
-pub async fn run(request: &AgentRequest, sink: &mut impl Sink, pace: Pace) -> bool {
+/// Streams the scripted answer to `request` into `sink`, building the response with `rb`. Returns
+/// `false` if the sink refused an event (the client left and nobody may resume).
+pub async fn run(
+    request: &AgentRequest,
+    rb: &mut ResponseBuilder,
+    sink: &mut impl Sink,
+    pace: Pace,
+) -> bool {
     let prompt = prompt_of(request);
-    let mut rb = ResponseBuilder::new(request.session_id.clone());
     macro_rules! emit {
         ($e:expr) => {
-            if !sink.send(encode(&$e)).await {
+            let (seq, sse) = encode(&$e);
+            if !sink.send(seq, sse).await {
                 return false;
             }
         };
@@ -163,15 +172,25 @@ pub async fn run(request: &AgentRequest, sink: &mut impl Sink, pace: Pace) -> bo
         .expect("data builder"));
     emit!(cb.complete());
     let mut cb = mb.create_content_builder(ContentKind::Image);
-    emit!(cb.set_image_url(&sun_data_url()).expect("image builder"));
+    let image = if pace.hostile {
+        "javascript:alert('image')".to_owned()
+    } else {
+        sun_data_url()
+    };
+    emit!(cb.set_image_url(&image).expect("image builder"));
     emit!(cb.complete());
-    for (i, url) in [
-        "https://example.com/weather/paris",
-        "https://example.org/climate/europe",
-    ]
-    .iter()
-    .enumerate()
-    {
+    let sources = if pace.hostile {
+        [
+            "javascript:alert(document.cookie)",
+            "https://example.org/climate/europe",
+        ]
+    } else {
+        [
+            "https://example.com/weather/paris",
+            "https://example.org/climate/europe",
+        ]
+    };
+    for (i, url) in sources.iter().enumerate() {
         let mut cb = mb.create_content_builder(ContentKind::Text);
         let mut source = Content::text(*url);
         // agentwire's body extension: a named part with its MIME type.

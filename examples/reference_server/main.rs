@@ -6,15 +6,25 @@
 //! ```
 //!
 //! - `POST /process`: an Agent API request in, a `text/event-stream` of Agent API events out (each
-//!   event's `sequence_number` is also its SSE `id`).
-//! - `GET /health`: `ok`. `GET /stats`: counters tests read (streams started, finished, and closed
-//!   by the client before the end).
+//!   event's `sequence_number` is also its SSE `id`; the stream starts with `retry: 250`). Query:
+//!   `pace_ms` (token pacing), `hostile=1` (`javascript:` URLs where a UI might render them),
+//!   `fault=…` (see `fault.rs`: `close-after:N`, `close-mid-event:N`, `stall:N:MS`, `garbage:N`,
+//!   `invalid-utf8:N`, `huge-event:N`, `never-terminated:N`).
+//! - `GET /process/resume/{response_id}` with `Last-Event-ID`: the events after that id, then the
+//!   rest as they are generated (generation does not depend on any connection; events are kept two
+//!   minutes after the response ends).
+//! - `GET /health`: `ok`. `GET /stats`: counters tests read (responses started and finished,
+//!   connections closed by the client before the end, resumed connections).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
 //!
 //! Binds 127.0.0.1 only and answers CORS preflights from any origin (it is a local test server).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod agent;
+#[cfg(not(target_arch = "wasm32"))]
+mod fault;
+#[cfg(not(target_arch = "wasm32"))]
+mod log;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -47,6 +57,8 @@ mod server {
     use tower_http::services::ServeDir;
 
     use super::agent::{self, Pace, Sink};
+    use super::fault::Fault;
+    use super::log::{Log, Logs};
 
     /// Counters the tests read through `GET /stats`.
     #[derive(Default)]
@@ -54,12 +66,14 @@ mod server {
         started: AtomicU64,
         finished: AtomicU64,
         closed_by_client: AtomicU64,
+        resumed: AtomicU64,
     }
 
     #[derive(Clone)]
     struct AppState {
         pace: Pace,
         stats: Arc<Stats>,
+        logs: Arc<Logs>,
     }
 
     struct Options {
@@ -98,8 +112,10 @@ mod server {
         let state = AppState {
             pace: Pace {
                 token: Duration::from_millis(o.pace_ms),
+                hostile: false,
             },
             stats: Arc::default(),
+            logs: Arc::default(),
         };
         let cors = CorsLayer::new()
             .allow_origin(Any)
@@ -108,6 +124,7 @@ mod server {
             .expose_headers(Any);
         let app = Router::new()
             .route("/process", post(process))
+            .route("/process/resume/{response_id}", get(resume))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
             .nest_service("/pkg", ServeDir::new(&o.pkg))
@@ -127,6 +144,7 @@ mod server {
             "started": s.stats.started.load(Ordering::SeqCst),
             "finished": s.stats.finished.load(Ordering::SeqCst),
             "closedByClient": s.stats.closed_by_client.load(Ordering::SeqCst),
+            "resumed": s.stats.resumed.load(Ordering::SeqCst),
         }))
     }
 
@@ -134,13 +152,19 @@ mod server {
     struct ProcessQuery {
         /// Overrides the token pace for this request, in milliseconds.
         pace_ms: Option<u64>,
+        /// `1`: hostile URLs in the answer.
+        hostile: Option<u8>,
+        /// A transport fault to inject (see `fault.rs`).
+        fault: Option<String>,
     }
 
-    struct ChannelSink(mpsc::Sender<Result<Bytes, Infallible>>);
+    /// Writes the agent's events into the response's log.
+    struct LogSink(Arc<Log>);
 
-    impl Sink for ChannelSink {
-        async fn send(&mut self, sse: String) -> bool {
-            self.0.send(Ok(Bytes::from(sse))).await.is_ok()
+    impl Sink for LogSink {
+        async fn send(&mut self, seq: u64, sse: String) -> bool {
+            self.0.push(seq, sse);
+            true
         }
     }
 
@@ -151,6 +175,53 @@ mod server {
             .header("x-accel-buffering", "no")
             .body(Body::from_stream(ReceiverStream::new(rx)))
             .expect("static headers")
+    }
+
+    /// Streams `log` from position `from` to a new connection, injecting `fault`; counts a
+    /// connection the client closed before the end.
+    fn forward(log: Arc<Log>, from: usize, fault: Option<Fault>, stats: Arc<Stats>) -> Response {
+        let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(64);
+        tokio::spawn(async move {
+            let send = |bytes: Vec<u8>| {
+                let tx = tx.clone();
+                async move { tx.send(Ok(Bytes::from(bytes))).await.is_ok() }
+            };
+            if !send(b"retry: 250\n\n".to_vec()).await {
+                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
+                return;
+            }
+            let mut pos = from;
+            let mut sent = 0usize;
+            loop {
+                let (events, done) = log.read_from(pos).await;
+                pos += events.len();
+                for (_, sse) in events {
+                    let outcome = match &fault {
+                        Some(f) => f.apply(sent, sse.into_bytes(), &send).await,
+                        None => {
+                            if send(sse.into_bytes()).await {
+                                super::fault::Outcome::Continue
+                            } else {
+                                super::fault::Outcome::ClientGone
+                            }
+                        }
+                    };
+                    sent += 1;
+                    match outcome {
+                        super::fault::Outcome::Continue => {}
+                        super::fault::Outcome::Close => return,
+                        super::fault::Outcome::ClientGone => {
+                            stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
+                            return;
+                        }
+                    }
+                }
+                if done {
+                    return;
+                }
+            }
+        });
+        sse_response(rx)
     }
 
     async fn process(
@@ -172,24 +243,61 @@ mod server {
         if let Err(e) = request.validate() {
             return (StatusCode::UNPROCESSABLE_ENTITY, e.to_string()).into_response();
         }
-        let pace = match q.pace_ms {
-            Some(ms) => Pace {
-                token: Duration::from_millis(ms),
-            },
-            None => s.pace,
+        let fault = match q.fault.as_deref().map(Fault::parse).transpose() {
+            Ok(f) => f,
+            Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
         };
-        let (tx, rx) = mpsc::channel(64);
+        let pace = Pace {
+            token: q.pace_ms.map_or(s.pace.token, Duration::from_millis),
+            hostile: q.hostile == Some(1),
+        };
+        let mut rb =
+            agentwire::dialect::agent_api::ResponseBuilder::new(request.session_id.clone());
+        let response_id = rb.response().id.unwrap_or_default();
+        let log = s.logs.create(&response_id);
         s.stats.started.fetch_add(1, Ordering::SeqCst);
         let stats = s.stats.clone();
+        let writer = Arc::clone(&log);
         tokio::spawn(async move {
-            let mut sink = ChannelSink(tx);
-            let finished = agent::run(&request, &mut sink, pace).await;
-            if finished {
-                stats.finished.fetch_add(1, Ordering::SeqCst);
-            } else {
-                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
-            }
+            let mut sink = LogSink(Arc::clone(&writer));
+            agent::run(&request, &mut rb, &mut sink, pace).await;
+            writer.finish();
+            stats.finished.fetch_add(1, Ordering::SeqCst);
         });
-        sse_response(rx)
+        forward(log, 0, fault, s.stats.clone())
+    }
+
+    /// `GET /process/resume/{response_id}` with `Last-Event-ID` (or `?last_event_id=`).
+    async fn resume(
+        State(s): State<AppState>,
+        axum::extract::Path(response_id): axum::extract::Path<String>,
+        Query(q): Query<std::collections::HashMap<String, String>>,
+        headers: HeaderMap,
+    ) -> Response {
+        let Some(log) = s.logs.get(&response_id) else {
+            return (
+                StatusCode::NOT_FOUND,
+                format!("no response {response_id} to resume"),
+            )
+                .into_response();
+        };
+        let last = headers
+            .get("last-event-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .or_else(|| q.get("last_event_id").cloned());
+        let from = match last.as_deref().map(str::parse::<u64>) {
+            Some(Ok(seq)) => log.position_after(seq),
+            Some(Err(_)) => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    "Last-Event-ID is not a sequence number",
+                )
+                    .into_response()
+            }
+            None => 0,
+        };
+        s.stats.resumed.fetch_add(1, Ordering::SeqCst);
+        forward(log, from, None, s.stats.clone())
     }
 }

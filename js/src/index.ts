@@ -53,6 +53,7 @@ export type ResponseBuilder = raw.ResponseBuilder;
 export type { MessageBuilder, ContentBuilder } from "./agentwire.js";
 export const encodeAgentEvent = guard(raw.encodeAgentEvent);
 export const agentContentToPart = guard(raw.agentContentToPart);
+export const classifyUrl = guard(raw.classifyUrl);
 export const Pattern = guard(raw.Pattern);
 export type Pattern = raw.Pattern;
 export const validateAgentRequest = guard(raw.validateAgentRequest);

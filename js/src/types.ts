@@ -28,4 +28,6 @@ export type {
   StreamOptions,
   StreamUpdate,
   Tool,
+  UrlClass,
+  UrlKind,
 } from "./agentwire.js";

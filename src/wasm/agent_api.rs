@@ -33,6 +33,10 @@ pub struct StreamOptions {
     /// empty arrays; read the result with `response()`).
     #[tsify(optional)]
     pub updates: Option<bool>,
+    /// `AgentClient` only: milliseconds without a byte after which the stream counts as broken
+    /// (`stalled`; resumed if resuming is on). Default 90,000; 0 disables.
+    #[tsify(optional)]
+    pub stall_timeout_ms: Option<u32>,
 }
 
 impl StreamOptions {

@@ -13,8 +13,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{
-    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
-    Response,
+    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request,
+    RequestCredentials, RequestInit, Response,
 };
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
@@ -24,6 +24,7 @@ use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
+use crate::error::ErrorCode;
 use crate::transport::{truncate_body, TransportError};
 use serde::Serialize;
 
@@ -31,6 +32,12 @@ use serde::Serialize;
 extern "C" {
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(input: &Request) -> Promise;
+
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &Function, milliseconds: i32) -> JsValue;
+
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
 
     /// `(updates: StreamUpdate[]) => void`, called once per network chunk.
     #[wasm_bindgen(typescript_type = "(updates: StreamUpdate[]) => void")]
@@ -64,15 +71,39 @@ pub struct AgentClientConfig {
     /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
     #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
     pub credentials: Option<String>,
+    /// Resume a broken stream automatically: when the connection breaks (or the server closes
+    /// before the response ended) and the server gave SSE `id`s, reconnect with `GET` to
+    /// `resume.path` (default `/process/resume/{responseId}`) sending `Last-Event-ID`, waiting the
+    /// server's `retry` time (or `initialDelayMs`, default 500 ms), doubled at each attempt, at
+    /// most `maxAttempts` (default 3) times. The request is never re-POSTed. Off when absent.
+    #[tsify(optional)]
+    pub resume: Option<ResumeConfig>,
+}
+
+/// How to resume a broken stream (see `AgentClientConfig.resume`).
+#[derive(Deserialize, Tsify, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeConfig {
+    /// Path of the resume endpoint; `{responseId}` is replaced by the response's id.
+    #[tsify(optional)]
+    pub path: Option<String>,
+    /// Attempts per stream (default 3).
+    #[tsify(optional)]
+    pub max_attempts: Option<u32>,
+    /// First wait in milliseconds when the server sent no `retry` (default 500).
+    #[tsify(optional)]
+    pub initial_delay_ms: Option<u32>,
 }
 
 /// An Agent API client over `fetch`.
 #[wasm_bindgen(js_name = AgentClient)]
 pub struct JsAgentClient {
+    base_url: String,
     url: String,
     headers: BTreeMap<String, String>,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
+    resume: Option<ResumeConfig>,
 }
 
 #[wasm_bindgen(js_class = AgentClient)]
@@ -101,11 +132,14 @@ impl JsAgentClient {
             }
         };
         let endpoint = config.endpoint.unwrap_or_else(|| "/process".to_owned());
+        let base_url = config.base_url.trim_end_matches('/').to_owned();
         Ok(Self {
-            url: format!("{}{}", config.base_url.trim_end_matches('/'), endpoint),
+            url: format!("{base_url}{endpoint}"),
+            base_url,
             headers: config.headers.unwrap_or_default(),
             credentials,
             fetch,
+            resume: config.resume,
         })
     }
 
@@ -153,11 +187,17 @@ impl JsAgentClient {
         let sink: Function = JsValue::from(sink)
             .dyn_into()
             .map_err(|_| invalid_argument("sink", "it is not a function"))?;
+        let stall_ms = stream_options
+            .stall_timeout_ms
+            .unwrap_or(DEFAULT_STALL_TIMEOUT_MS);
         let call = Call {
+            base_url: self.base_url.clone(),
             url: self.url.clone(),
             headers: self.headers.clone(),
             credentials: self.credentials,
             fetch: self.fetch.clone(),
+            resume: self.resume.clone(),
+            stall_ms,
             body,
             signal,
             sink,
@@ -236,11 +276,17 @@ impl JsAgentStreamHandle {
     }
 }
 
+/// Default of `stallTimeoutMs`: 90 s without a byte ends (or resumes) the stream.
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 90_000;
+
 struct Call {
+    base_url: String,
     url: String,
     headers: BTreeMap<String, String>,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
+    resume: Option<ResumeConfig>,
+    stall_ms: u32,
     body: String,
     signal: Option<AbortSignal>,
     sink: Function,
@@ -253,81 +299,112 @@ impl Call {
     }
 
     async fn run(mut self) -> Result<JsValue, JsValue> {
-        let response = self.send().await?;
-        let reader: ReadableStreamDefaultReader = match response.body() {
-            Some(body) => body.get_reader().unchecked_into(),
-            None => {
-                return Err(js_error(&TransportError::NotEventStream {
-                    content_type: content_type(&response),
-                    body: String::new(),
-                }))
-            }
-        };
-        let mut buf = Vec::new();
+        let mut connection = self.connect(None).await?;
+        let mut attempts = 0u32;
+        let mut delay_ms = None;
         loop {
-            let chunk = match JsFuture::from(reader.read()).await {
-                Ok(chunk) => chunk,
-                Err(e) => return Err(self.broken(e)),
+            let broke = match self.read(&connection).await {
+                Read::Aborted => return Err(self.abort()),
+                Read::SinkFailed(e) => return Err(e),
+                Read::Ended if self.decoder.borrow().inner().assembler().is_done() => break,
+                Read::Ended => Break::EndedEarly,
+                Read::Broken(e) => Break::Transport(e),
             };
-            if self.aborted() {
-                return Err(self.abort());
-            }
-            if Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true)
-            {
-                break;
-            }
-            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
-                continue;
-            };
-            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-                continue;
-            };
-            buf.resize(bytes.length() as usize, 0);
-            bytes.copy_to(&mut buf);
-            self.decoder.borrow_mut().feed_bytes(&buf);
-            if let Err(e) = self.deliver() {
-                let _ = reader.cancel();
-                return Err(e);
+            connection.controller.abort();
+            // Resume when configured, possible (the server gave ids) and attempts remain.
+            let resume = self.resume.clone();
+            let max = resume.as_ref().map_or(0, |r| r.max_attempts.unwrap_or(3));
+            let last_event_id = self
+                .decoder
+                .borrow()
+                .inner()
+                .sse()
+                .last_event_id()
+                .to_owned();
+            let response_id = self.decoder.borrow().inner().response().id.clone();
+            match (resume, response_id) {
+                (Some(r), Some(id)) if attempts < max && !last_event_id.is_empty() => {
+                    attempts += 1;
+                    let first = self
+                        .decoder
+                        .borrow()
+                        .inner()
+                        .sse()
+                        .retry()
+                        .map(|ms| ms as u32);
+                    let wait = delay_ms
+                        .unwrap_or_else(|| first.unwrap_or(r.initial_delay_ms.unwrap_or(500)));
+                    delay_ms = Some(wait.saturating_mul(2).min(30_000));
+                    sleep(wait).await;
+                    if self.aborted() {
+                        return Err(self.abort());
+                    }
+                    let path = r.path.as_deref().unwrap_or("/process/resume/{responseId}");
+                    let url = format!("{}{}", self.base_url, path.replace("{responseId}", &id));
+                    match self.connect(Some((url, last_event_id.clone()))).await {
+                        Ok(c) => {
+                            connection = c;
+                            self.decoder.borrow_mut().inner_mut().reconnect();
+                            self.notice(&serde_json::json!({
+                                "type": "issue", "severity": "warning", "code": "resumed",
+                                "message": format!("the connection broke ({broke}); resumed after event {last_event_id} (attempt {attempts})"),
+                                "details": { "attempt": attempts, "lastEventId": last_event_id, "reason": broke.to_string() },
+                            }))?;
+                        }
+                        Err(e) if self.aborted() => {
+                            drop(e);
+                            return Err(self.abort());
+                        }
+                        Err(_) => {
+                            // This attempt failed to connect: keep the dead connection; the next
+                            // loop turn reads nothing and tries again (or gives up).
+                        }
+                    }
+                }
+                _ => return Err(self.broken(broke)),
             }
         }
-        let done_before_end = self.decoder.borrow().inner().assembler().is_done();
         self.decoder.borrow_mut().inner_mut().finish();
         self.deliver()?;
-        let response = to_js(self.decoder.borrow().inner().response())?;
-        if done_before_end {
-            Ok(response)
-        } else {
-            let last_status = crate::dialect::agent_api::RunStatus::Incomplete;
-            Err(js_error_with(
-                &crate::dialect::agent_api::AgentApiError::StreamIncomplete { last_status },
-                "response",
-                &response,
-            ))
-        }
+        to_js(self.decoder.borrow().inner().response())
     }
 
-    /// Sends the request; checks the status and the content type.
-    async fn send(&self) -> Result<Response, JsValue> {
+    /// Opens a connection: the POST of the request, or (`resume`) a GET of the resume URL with
+    /// `Last-Event-ID`. Checks the status and the content type.
+    async fn connect(&self, resume: Option<(String, String)>) -> Result<Connection, JsValue> {
+        let controller = AbortController::new()?;
+        let signal = match &self.signal {
+            Some(user) => {
+                let both = js_sys::Array::of2(user, &controller.signal());
+                AbortSignal::any(&both)
+            }
+            None => controller.signal(),
+        };
         let headers = Headers::new()?;
-        headers.set("content-type", "application/json")?;
         headers.set("accept", "text/event-stream")?;
         for (k, v) in &self.headers {
             headers.set(k, v)?;
         }
         let init = RequestInit::new();
-        init.set_method("POST");
+        let url = match &resume {
+            None => {
+                headers.set("content-type", "application/json")?;
+                init.set_method("POST");
+                init.set_body(&JsValue::from_str(&self.body));
+                self.url.as_str()
+            }
+            Some((url, last_event_id)) => {
+                headers.set("last-event-id", last_event_id)?;
+                init.set_method("GET");
+                url.as_str()
+            }
+        };
         init.set_headers(&headers);
-        init.set_body(&JsValue::from_str(&self.body));
         if let Some(c) = self.credentials {
             init.set_credentials(c);
         }
-        if let Some(s) = &self.signal {
-            init.set_signal(Some(s));
-        }
-        let request = Request::new_with_str_and_init(&self.url, &init)?;
+        init.set_signal(Some(&signal));
+        let request = Request::new_with_str_and_init(url, &init)?;
         let promise: Promise = match &self.fetch {
             Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
             None => global_fetch(&request),
@@ -358,7 +435,74 @@ impl Call {
                 body: text_of(&response).await,
             }));
         }
-        Ok(response)
+        let Some(body) = response.body() else {
+            return Err(js_error(&TransportError::NotEventStream {
+                content_type: ct,
+                body: String::new(),
+            }));
+        };
+        Ok(Connection {
+            reader: body.get_reader().unchecked_into(),
+            controller,
+        })
+    }
+
+    /// Reads one connection to its end, feeding the decoder and delivering updates.
+    async fn read(&mut self, connection: &Connection) -> Read {
+        let mut buf = Vec::new();
+        loop {
+            let chunk = match read_within(&connection.reader, self.stall_ms).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => {
+                    let _ = connection.reader.cancel();
+                    return Read::Broken(TransportError::Stalled {
+                        timeout_ms: self.stall_ms,
+                    });
+                }
+                Err(e) if self.aborted() => {
+                    drop(e);
+                    return Read::Aborted;
+                }
+                Err(e) => {
+                    return Read::Broken(TransportError::Network {
+                        reason: describe(&e),
+                    })
+                }
+            };
+            if self.aborted() {
+                return Read::Aborted;
+            }
+            if Reflect::get(&chunk, &"done".into())
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true)
+            {
+                return Read::Ended;
+            }
+            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
+                continue;
+            };
+            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
+                continue;
+            };
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
+            self.decoder.borrow_mut().feed_bytes(&buf);
+            if let Err(e) = self.deliver() {
+                let _ = connection.reader.cancel();
+                return Read::SinkFailed(e);
+            }
+        }
+    }
+
+    /// Delivers one extra update (built here, not by the assembler) in its own sink call.
+    fn notice(&self, update: &serde_json::Value) -> Result<(), JsValue> {
+        if self.aborted() {
+            return Ok(());
+        }
+        let list = to_js(&[update])?;
+        self.sink.call1(&JsValue::NULL, &list)?;
+        Ok(())
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so
@@ -375,21 +519,44 @@ impl Call {
         Ok(())
     }
 
-    /// The connection broke (or was aborted) while reading: keep what arrived.
-    fn broken(&mut self, e: JsValue) -> JsValue {
-        if self.aborted() {
-            return self.abort();
-        }
+    /// The connection broke for good: keep what arrived, marked incomplete. A server that closed
+    /// before the response ended gives `stream-incomplete` (as the stream's own issue says); a
+    /// transport failure gives its own code (`network-error`, `stalled`).
+    fn broken(&mut self, broke: Break) -> JsValue {
         self.decoder.borrow_mut().inner_mut().finish();
+        if let Break::Transport(e) = &broke {
+            // The stream's closing issue names the transport failure, not just "incomplete".
+            let updates = self.decoder.borrow_mut().drain();
+            if let Ok(updates) = updates {
+                for u in js_sys::Array::from(&updates).iter() {
+                    let code = Reflect::get(&u, &"code".into())
+                        .ok()
+                        .and_then(|c| c.as_string());
+                    if code.as_deref() == Some("stream-incomplete") {
+                        let _ = Reflect::set(&u, &"code".into(), &e.code().into());
+                        let _ = Reflect::set(&u, &"message".into(), &e.to_string().into());
+                        if let Ok(d) = to_js(&e.details()) {
+                            let _ = Reflect::set(&u, &"details".into(), &d);
+                        }
+                    }
+                }
+                if !self.aborted() {
+                    let _ = self.sink.call1(&JsValue::NULL, &updates);
+                }
+            }
+        }
         let _ = self.deliver();
         let partial = to_js(self.decoder.borrow().inner().response()).unwrap_or(JsValue::NULL);
-        js_error_with(
-            &TransportError::Network {
-                reason: describe(&e),
-            },
-            "response",
-            &partial,
-        )
+        match broke {
+            Break::Transport(e) => js_error_with(&e, "response", &partial),
+            Break::EndedEarly => js_error_with(
+                &crate::dialect::agent_api::AgentApiError::StreamIncomplete {
+                    last_status: crate::dialect::agent_api::RunStatus::Incomplete,
+                },
+                "response",
+                &partial,
+            ),
+        }
     }
 
     /// The user aborted: no more callbacks; the partial response is marked `canceled`.
@@ -398,6 +565,73 @@ impl Call {
         let partial = to_js(self.decoder.borrow().inner().response()).unwrap_or(JsValue::NULL);
         js_error_with(&TransportError::Aborted, "response", &partial)
     }
+}
+
+/// An open connection: its body reader, and the controller that aborts it.
+struct Connection {
+    reader: ReadableStreamDefaultReader,
+    controller: AbortController,
+}
+
+/// Why a connection stopped before the response ended.
+enum Break {
+    /// The server closed the stream cleanly, early.
+    EndedEarly,
+    /// The transport failed (network, stall).
+    Transport(TransportError),
+}
+
+impl std::fmt::Display for Break {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Break::EndedEarly => {
+                f.write_str("the server closed the stream before the response ended")
+            }
+            Break::Transport(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// How reading a connection ended.
+enum Read {
+    /// The body ended.
+    Ended,
+    /// The user's signal fired.
+    Aborted,
+    /// A handler threw.
+    SinkFailed(JsValue),
+    /// The connection broke or stalled.
+    Broken(TransportError),
+}
+
+/// `reader.read()`, or `Ok(None)` if nothing arrives within `ms` milliseconds (0: no limit).
+async fn read_within(
+    reader: &ReadableStreamDefaultReader,
+    ms: u32,
+) -> Result<Option<JsValue>, JsValue> {
+    if ms == 0 {
+        return JsFuture::from(reader.read()).await.map(Some);
+    }
+    let mut timer = JsValue::UNDEFINED;
+    let timeout = Promise::new(&mut |resolve, _reject| {
+        timer = set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
+    });
+    let race = Promise::race(&js_sys::Array::of2(&reader.read(), &timeout));
+    let result = JsFuture::from(race).await;
+    clear_timeout(&timer);
+    match result {
+        Ok(v) if v.is_undefined() => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits `ms` milliseconds.
+async fn sleep(ms: u32) {
+    let p = Promise::new(&mut |resolve, _reject| {
+        set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
+    });
+    let _ = JsFuture::from(p).await;
 }
 
 fn content_type(r: &Response) -> String {

@@ -25,3 +25,4 @@ mod convert;
 pub mod error;
 pub mod sse;
 mod types;
+pub mod url;

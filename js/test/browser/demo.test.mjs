@@ -65,3 +65,20 @@ test("errors are shown clearly", async () => {
   assert.match(error, /^http-status: the server answered HTTP 4\d\d/);
   await page.close();
 });
+
+test("hostile URLs are not rendered: a javascript: image gets no src, a javascript: source no link", async () => {
+  const page = await newPage(browser);
+  let dialogs = 0;
+  page.on("dialog", (d) => { dialogs++; d.dismiss(); });
+  await page.goto(`${server()}/?hostile=1`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click("#send");
+  await page.waitForSelector("#status[data-status=completed]");
+  assert.equal(await page.getAttribute("article[data-type=message] img", "src"), null);
+  const hrefs = await page.locator("#sources a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  assert.deepEqual(hrefs, ["https://example.org/climate/europe"]);
+  assert.equal(await page.textContent("#sources li:first-child"), "javascript:alert(document.cookie)", "shown as text");
+  await page.click("#sources li:first-child");
+  assert.equal(dialogs, 0);
+  await page.close();
+});
