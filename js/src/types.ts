@@ -29,3 +29,24 @@ export type {
   StreamUpdate,
   Tool,
 } from "./agentwire.js";
+// Message bodies and Atlas messages.
+export type {
+  AtlasMessageInit,
+  AtlasMessageType,
+  AtlasReadOptions,
+  AtlasStructuredMessage,
+  AtlasToolCall,
+  AtlasToolResult,
+  AtlasToolStatus,
+  BodySchemaJson,
+  BuiltinSchemaName,
+  NameIssue,
+  PayloadError,
+  PayloadInput,
+  PayloadLimits,
+  PayloadReport,
+  SchemaPartJson,
+  ValidationReport,
+  Violation,
+  ViolationCode,
+} from "./agentwire.js";
