@@ -323,7 +323,8 @@ impl std::io::Write for Counter {
     }
 }
 
-/// Step 1 of [`validate_payload`] alone: the report of a payload of `len` bytes that is over
+/// Step 1 of [`validate_payload`] alone: the report of a payload of `len` bytes (a `u64`, so the
+/// size of a file over 4 GiB is exact on 32-bit targets such as wasm32) that is over
 /// [`PayloadLimits::max_bytes`] (`payload-too-large`, no location), or `None` when the size is
 /// within the limit. For inputs whose size is known before they are read (a browser `Blob` or
 /// `File`, a `Content-Length`), so that an over-size one is rejected without reading it.
@@ -337,8 +338,8 @@ impl std::io::Write for Counter {
 /// assert_eq!(report.errors[0].code.as_str(), "payload-too-large");
 /// assert_eq!(report.errors[0].message, "payload is 101 bytes, more than the limit of 100");
 /// ```
-pub fn check_payload_size(len: usize, limits: &PayloadLimits) -> Option<PayloadReport> {
-    (len > limits.max_bytes).then(|| {
+pub fn check_payload_size(len: u64, limits: &PayloadLimits) -> Option<PayloadReport> {
+    (len > limits.max_bytes as u64).then(|| {
         PayloadReport::fail(PayloadError::new(
             ViolationCode::PayloadTooLarge,
             format!(
@@ -390,7 +391,7 @@ pub fn validate_payload(
     limits: &PayloadLimits,
 ) -> PayloadReport {
     use ViolationCode as C;
-    if let Some(report) = check_payload_size(input.len(), limits) {
+    if let Some(report) = check_payload_size(input.len() as u64, limits) {
         return report;
     }
     let text = match std::str::from_utf8(input) {

@@ -580,32 +580,26 @@ pub fn validate_payload_js(
         Ok(r) => Promise::resolve(&JsValue::from(r)),
         Err(e) => Promise::reject(&e),
     };
-    let early = |len: usize| check_payload_size(len, &limits).map(|r| to_ts(&r));
+    let early = |len: u64| check_payload_size(len, &limits).map(|r| to_ts(&r));
 
     if let Some(text) = input.as_string() {
         return done(report(text.as_bytes()));
     }
     if let Some(bytes) = input.dyn_ref::<Uint8Array>() {
-        if let Some(r) = early(bytes.length() as usize) {
+        if let Some(r) = early(u64::from(bytes.length())) {
             return done(r);
         }
         return done(report(&bytes.to_vec()));
     }
     if let Some(buffer) = input.dyn_ref::<js_sys::ArrayBuffer>() {
-        if let Some(r) = early(buffer.byte_length() as usize) {
+        if let Some(r) = early(u64::from(buffer.byte_length())) {
             return done(r);
         }
         return done(report(&Uint8Array::new(buffer).to_vec()));
     }
     if let Some(blob) = input.dyn_ref::<web_sys::Blob>() {
-        // `size` is a byte count (a non-negative integer); saturate rather than wrap.
-        let size = blob.size();
-        let len = if size >= usize::MAX as f64 {
-            usize::MAX
-        } else {
-            size as usize
-        };
-        if let Some(r) = early(len) {
+        // `size` is a byte count, a non-negative integer below 2^53 (`as` saturates anyway).
+        if let Some(r) = early(blob.size() as u64) {
             return done(r);
         }
         let unreadable = |e: JsValue| {
