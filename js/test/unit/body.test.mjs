@@ -497,3 +497,25 @@ test("stream.validateWith checks required parts when a message completes; stop()
   assert.deepEqual(stopped, []);
   assert.throws(() => stream.validateWith({ parts: [{ name: "/a{" }] }, () => {}), (e) => e.code === "invalid-schema");
 });
+
+// ---------------------------------------------------------------------------------------------
+// The README's examples of this API run as they are.
+
+test("the README's message-body and Atlas examples run", async () => {
+  const { readFile, writeFile, mkdir } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const { root, pkgDir } = await import("../helpers.mjs");
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const dir = join(root, "target", "readme-examples");
+  await mkdir(dir, { recursive: true });
+  for (const marker of ["readme-body-example", "readme-atlas-example"]) {
+    const m = readme.match(new RegExp(`<!-- ${marker} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``));
+    assert.ok(m, `README has an example marked <!-- ${marker} -->`);
+    const entry = pathToFileURL(join(pkgDir, "node/index.js")).href;
+    const code = m[1].replaceAll('from "agentwire"', `from ${JSON.stringify(entry)}`);
+    const file = join(dir, `${marker}.mjs`);
+    await writeFile(file, code);
+    await import(pathToFileURL(file).href);
+  }
+});
