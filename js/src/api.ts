@@ -275,14 +275,19 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     options: ValidateWithOptions = {},
   ): () => void {
     const w = wasm();
+    const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
     const types = options.messageTypes === null ? null : new Set(options.messageTypes ?? ["message"]);
     const check: SchemaCheck = { schema: compiled, fn: onViolation, types, messages: new Map() };
     this.#checks.push(check);
+    let stopped = false;
     return () => {
+      if (stopped) return;
+      stopped = true;
       this.#checks = this.#checks.filter((c) => c !== check);
       for (const m of check.messages.values()) m.watch.free();
       check.messages.clear();
+      if (owned) compiled.free();
     };
   }
 
