@@ -5,6 +5,7 @@
 pub mod body;
 pub mod dialect;
 pub mod error;
+mod exact_json;
 pub mod json;
 pub mod pattern;
 pub mod platform;

@@ -2,6 +2,7 @@
 // (web.ts, node.ts, bundler.ts) binds.
 import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamUpdate } from "./agentwire.js";
+import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 
 type WasmModule = typeof Wasm;
@@ -139,6 +140,32 @@ export type PartChange =
   /** A data delta was merged into a `data` content behind the part (the delta as sent). */
   | { type: "dataDelta"; msgId: string; index: number; delta: JsonValue };
 
+/** A body-schema violation found while a stream's messages arrive: which message, and what. */
+export type StreamViolation = Violation & {
+  /** The id of the message the violation is about. */
+  msgId: string;
+};
+
+/** Options of `AgentStream.validateWith`. */
+export interface ValidateWithOptions {
+  /**
+   * The message types checked (Agent API `message.type`); default `["message"]`: the agent's
+   * answers, not its reasoning or tool calls. `null` checks every message.
+   */
+  messageTypes?: string[] | null;
+}
+
+/** The Agent API statuses after which a message receives nothing more. */
+const TERMINAL = new Set(["completed", "failed", "canceled", "rejected", "incomplete"]);
+
+interface SchemaCheck {
+  schema: Wasm.BodySchema;
+  fn: (violation: StreamViolation) => void;
+  types: Set<string> | null;
+  /** Per message: its watch and the content indexes already started. */
+  messages: Map<string, { watch: Wasm.SchemaWatch; started: Set<number>; finished: boolean }>;
+}
+
 interface PartWatch {
   pattern: Wasm.Pattern;
   fn: (part: Part, change: PartChange) => void;
@@ -159,6 +186,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   #queues: Array<UpdateQueue> = [];
   #handle: Wasm.AgentStreamHandle;
   #watches: PartWatch[] = [];
+  #checks: SchemaCheck[] = [];
   #messageTypes = new Map<string, { type: string; status: string | null }>();
 
   /** @internal */
@@ -173,6 +201,12 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       () => this.#queues.forEach((q) => q.end()),
       (e: unknown) => this.#queues.forEach((q) => q.fail(e)),
     );
+    // Nothing more arrives after the end: release the schema watches (the checks stay, finished).
+    const release = (): void => {
+      for (const c of this.#checks) for (const m of c.messages.values()) m.watch.free();
+      for (const c of this.#checks) c.messages.clear();
+    };
+    this.response.then(release, release);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamUpdate> {
@@ -221,19 +255,58 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     };
   }
 
-  /** @internal Feeds an update to the part watches (called in stream order). */
+  /**
+   * Checks the stream's messages against a body schema (a `BodySchema` or its JSON) as they
+   * arrive: a part that can match no schema part is reported as soon as it starts (its name and
+   * content type known), and the `required` schema parts a message lacks when it reaches a
+   * terminal status (`completed`, `failed`, …). By default only messages of type `message` are
+   * checked (see `options.messageTypes`). Only parts that start from now on are seen. Returns a
+   * function that stops checking.
+   *
+   * ```ts
+   * stream.validateWith(BodySchema.builtin("researcher"), (v) => console.warn(v.msgId, v.code, v.message));
+   * ```
+   *
+   * @throws ProtocolError `invalid-schema` for schema JSON that is not a schema.
+   */
+  validateWith(
+    schema: Wasm.BodySchema | BodySchemaJson,
+    onViolation: (violation: StreamViolation) => void,
+    options: ValidateWithOptions = {},
+  ): () => void {
+    const w = wasm();
+    const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
+    const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
+    const types = options.messageTypes === null ? null : new Set(options.messageTypes ?? ["message"]);
+    const check: SchemaCheck = { schema: compiled, fn: onViolation, types, messages: new Map() };
+    this.#checks.push(check);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.#checks = this.#checks.filter((c) => c !== check);
+      for (const m of check.messages.values()) m.watch.free();
+      check.messages.clear();
+      if (owned) compiled.free();
+    };
+  }
+
+  /** @internal Feeds an update to the part watches and schema checks (called in stream order). */
   watchUpdate(u: StreamUpdate): void {
     if (u.type === "message") {
       const m = u.message;
       if (m.id) this.#messageTypes.set(m.id, { type: m.type ?? "message", status: m.status ?? null });
     }
-    if (this.#watches.length === 0) return;
+    if (this.#watches.length === 0 && this.#checks.length === 0) return;
     switch (u.type) {
       case "content":
-        this.#watchContent(u.msgId, u.content);
+        this.#contentStarted(u.msgId, u.content);
         break;
       case "message":
-        if (u.message.id) for (const c of u.message.content ?? []) this.#watchContent(u.message.id, c);
+        if (u.message.id) {
+          for (const c of u.message.content ?? []) this.#contentStarted(u.message.id, c);
+          if (u.message.status && TERMINAL.has(u.message.status)) this.#messageEnded(u.message.id);
+        }
         break;
       case "textDelta":
         for (const w of this.#watches) {
@@ -261,9 +334,42 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     }
   }
 
-  #watchContent(msgId: string, content: Content): void {
+  #contentStarted(msgId: string, content: Content): void {
     const m = this.#messageTypes.get(msgId);
     const part = wasm().agentContentToPart(content, m?.type ?? "message", m?.status ?? undefined);
+    if (this.#watches.length > 0) this.#watchContent(msgId, content, part);
+    const index = content.index ?? 0;
+    for (const check of this.#checks) {
+      const entry = this.#checkEntry(check, msgId);
+      if (entry === undefined || entry.started.has(index)) continue;
+      entry.started.add(index);
+      const v = entry.watch.partStarted(index, part.name ?? null, part.contentType ?? "text/plain");
+      if (v) check.fn({ ...v, msgId });
+    }
+  }
+
+  /** The schema check's state for message `msgId`, or `undefined` when its type is not checked. */
+  #checkEntry(check: SchemaCheck, msgId: string) {
+    let entry = check.messages.get(msgId);
+    if (entry === undefined) {
+      const type = this.#messageTypes.get(msgId)?.type ?? "message";
+      if (check.types !== null && !check.types.has(type)) return undefined;
+      entry = { watch: check.schema.watch(), started: new Set(), finished: false };
+      check.messages.set(msgId, entry);
+    }
+    return entry;
+  }
+
+  #messageEnded(msgId: string): void {
+    for (const check of this.#checks) {
+      const entry = this.#checkEntry(check, msgId);
+      if (entry === undefined || entry.finished) continue;
+      entry.finished = true;
+      for (const v of entry.watch.finish()) check.fn({ ...v, msgId });
+    }
+  }
+
+  #watchContent(msgId: string, content: Content, part: Part): void {
     if (!part.name) return;
     const index = content.index ?? 0;
     for (const w of this.#watches) {

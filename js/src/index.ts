@@ -40,6 +40,7 @@ export { isInitialized };
 export { ProtocolError } from "./errors.js";
 export { AgentClient, AgentStream } from "./api.js";
 export type { AgentClientOptions, DeltaTarget, PartChange, StreamHandlers, StreamRequestOptions } from "./api.js";
+export type { StreamViolation, ValidateWithOptions } from "./api.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -57,6 +58,14 @@ export const classifyUrl = guard(raw.classifyUrl);
 export const Pattern = guard(raw.Pattern);
 export type Pattern = raw.Pattern;
 export const validateAgentRequest = guard(raw.validateAgentRequest);
+export const MessageBody = guard(raw.MessageBody);
+export type MessageBody = raw.MessageBody;
+export const BodySchema = guard(raw.BodySchema);
+export type BodySchema = raw.BodySchema;
+export type SchemaWatch = raw.SchemaWatch;
+export const validatePayload = guard(raw.validatePayload);
+export const StructuredMessage = guard(raw.StructuredMessage);
+export type StructuredMessage = raw.StructuredMessage;
 
 // Types generated from the Rust types (tsify).
 export type * from "./types.js";

@@ -31,3 +31,24 @@ export type {
   UrlClass,
   UrlKind,
 } from "./agentwire.js";
+// Message bodies and Atlas messages.
+export type {
+  AtlasMessageInit,
+  AtlasMessageType,
+  AtlasReadOptions,
+  AtlasStructuredMessage,
+  AtlasToolCall,
+  AtlasToolResult,
+  AtlasToolStatus,
+  BodySchemaJson,
+  BuiltinSchemaName,
+  NameIssue,
+  PayloadError,
+  PayloadInput,
+  PayloadLimits,
+  PayloadReport,
+  SchemaPartJson,
+  ValidationReport,
+  Violation,
+  ViolationCode,
+} from "./agentwire.js";

@@ -38,6 +38,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod builtin;
+mod from_json;
 mod names;
 mod part;
 mod payload;
@@ -47,7 +49,9 @@ mod validate;
 
 pub use names::{is_valid_name, validate_name, NameIssue, MAX_NAME_LEN};
 pub use part::{Body, ContentEncoding, Part, PartKind, PartStatus};
-pub use payload::{validate_payload, PayloadError, PayloadLimits, PayloadReport};
+pub use payload::{
+    check_payload_size, validate_payload, PayloadError, PayloadLimits, PayloadReport,
+};
 pub use schema::{BodySchema, SchemaPart, SchemaWatch, ValidationReport, Violation, ViolationCode};
 pub use validate::{is_valid_content_type, validate_body};
 
@@ -150,6 +154,32 @@ pub enum BodyError {
         /// The encoding as given.
         encoding: String,
     },
+    /// No part of the body has this name ([`Body::part`]).
+    #[error("no part is named {name:?}")]
+    PartNotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// JSON text that is not a body ([`Body::from_json`]): not JSON, or not
+    /// `{"parts": [<part>…]}`.
+    #[error("not a message body (line {line}, column {column}): {reason}")]
+    InvalidBody {
+        /// serde_json's description, e.g. ``missing field `parts` `` or `expected value`.
+        reason: String,
+        /// Whether the text is not JSON at all (`true`) or JSON of the wrong shape (`false`).
+        syntax: bool,
+        /// 1-based line in the text.
+        line: usize,
+        /// 1-based column in the text, in bytes (serde_json's count).
+        column: usize,
+    },
+    /// A payload could not be read from where it is (a browser `Blob` or `File` whose reading
+    /// failed): nothing was validated.
+    #[error("the payload could not be read: {reason}")]
+    PayloadUnreadable {
+        /// What the reader said.
+        reason: String,
+    },
 }
 
 /// How messages name a part: its name, or `(unnamed)`.
@@ -169,6 +199,9 @@ impl ErrorCode for BodyError {
             BodyError::NoInlineContent { .. } => "no-inline-content",
             BodyError::NoContentUrl { .. } => "no-content-url",
             BodyError::UnknownContentEncoding { .. } => "unknown-content-encoding",
+            BodyError::PartNotFound { .. } => "part-not-found",
+            BodyError::InvalidBody { .. } => "invalid-body",
+            BodyError::PayloadUnreadable { .. } => "payload-unreadable",
         }
     }
 
@@ -228,6 +261,14 @@ impl ErrorCode for BodyError {
             BodyError::UnknownContentEncoding { name, encoding } => {
                 json!({ "name": name, "encoding": encoding })
             }
+            BodyError::PartNotFound { name } => json!({ "name": name }),
+            BodyError::InvalidBody {
+                reason,
+                syntax,
+                line,
+                column,
+            } => json!({ "reason": reason, "syntax": syntax, "line": line, "column": column }),
+            BodyError::PayloadUnreadable { reason } => json!({ "reason": reason }),
         }
     }
 }

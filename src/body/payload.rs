@@ -323,6 +323,33 @@ impl std::io::Write for Counter {
     }
 }
 
+/// Step 1 of [`validate_payload`] alone: the report of a payload of `len` bytes (a `u64`, so the
+/// size of a file over 4 GiB is exact on 32-bit targets such as wasm32) that is over
+/// [`PayloadLimits::max_bytes`] (`payload-too-large`, no location), or `None` when the size is
+/// within the limit. For inputs whose size is known before they are read (a browser `Blob` or
+/// `File`, a `Content-Length`), so that an over-size one is rejected without reading it.
+///
+/// ```
+/// use agentwire::body::{check_payload_size, PayloadLimits};
+///
+/// let limits = PayloadLimits { max_bytes: 100, ..PayloadLimits::default() };
+/// assert!(check_payload_size(100, &limits).is_none());
+/// let report = check_payload_size(101, &limits).unwrap();
+/// assert_eq!(report.errors[0].code.as_str(), "payload-too-large");
+/// assert_eq!(report.errors[0].message, "payload is 101 bytes, more than the limit of 100");
+/// ```
+pub fn check_payload_size(len: u64, limits: &PayloadLimits) -> Option<PayloadReport> {
+    (len > limits.max_bytes as u64).then(|| {
+        PayloadReport::fail(PayloadError::new(
+            ViolationCode::PayloadTooLarge,
+            format!(
+                "payload is {len} bytes, more than the limit of {}",
+                limits.max_bytes
+            ),
+        ))
+    })
+}
+
 /// Checks a message received as JSON bytes: limits, UTF-8, nesting, JSON syntax, shape, the part
 /// model and name rules, and `schema` when given. Never panics; the work is linear in the input's
 /// size (plus the schema's patterns times the names' lengths).
@@ -364,15 +391,8 @@ pub fn validate_payload(
     limits: &PayloadLimits,
 ) -> PayloadReport {
     use ViolationCode as C;
-    if input.len() > limits.max_bytes {
-        return PayloadReport::fail(PayloadError::new(
-            C::PayloadTooLarge,
-            format!(
-                "payload is {} bytes, more than the limit of {}",
-                input.len(),
-                limits.max_bytes
-            ),
-        ));
+    if let Some(report) = check_payload_size(input.len() as u64, limits) {
+        return report;
     }
     let text = match std::str::from_utf8(input) {
         Ok(t) => t,

@@ -19,6 +19,8 @@
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
 pub mod agent_api;
+#[cfg(feature = "atlas")]
+pub mod atlas;
 pub mod body;
 pub mod client;
 mod convert;

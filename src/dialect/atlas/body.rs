@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::message::{ReadOptions, StructuredMessage, ToolCall, ToolResult, ToolStatus};
 use super::read::{check_type, join, optional_number, optional_object, optional_string, string};
-use super::{exact, AtlasError};
+use super::AtlasError;
 use crate::body::{Body, ContentEncoding, Part, PartKind, MAX_NAME_LEN};
+use crate::exact_json as exact;
 use crate::platform::{now_unix_seconds, uuid_v4};
 use crate::wire::JsonMap;
 

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{exact, read, AtlasError};
+use super::{read, AtlasError};
 use crate::error::ErrorCode;
+use crate::exact_json as exact;
 use crate::platform::{now_unix_seconds, uuid_v4};
 use crate::wire::{CowStr, JsonMap};
 use crate::wire_enum;

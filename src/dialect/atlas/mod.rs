@@ -130,7 +130,6 @@
 //!   arguments before execution"); the reference has no such check.
 
 mod body;
-mod exact;
 mod message;
 mod read;
 

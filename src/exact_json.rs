@@ -1,4 +1,5 @@
-//! JSON text to `serde_json::Value` with correctly rounded floats.
+//! JSON text to `serde_json::Value` with correctly rounded floats (used by the Atlas dialect and the
+//! body bindings, whose float timestamps and metadata must survive round trips bit for bit).
 //!
 //! serde_json (without its `float_roundtrip` feature, which this crate does not enable) parses
 //! floats "best effort": about one Python `time.time()` timestamp in sixty comes back one ULP off
