@@ -40,6 +40,10 @@ export { isInitialized };
 export { ProtocolError } from "./errors.js";
 export { AgentClient, AgentStream } from "./api.js";
 export type { AgentClientOptions, DeltaTarget, PartChange, StreamHandlers, StreamRequestOptions } from "./api.js";
+export { AcpClient, AcpRunHandle, acpMessage } from "./acp.js";
+export type { AcpClientOptions, AcpInput, AcpPartTarget, AcpRunHandlers, AcpRunOptions } from "./acp.js";
+export { RunSession, toBody } from "./run.js";
+export type { BodyInput, RunSessionOptions, RunSessionStep, RunSessionView, StateChangeListener } from "./run.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -56,6 +60,9 @@ export const agentContentToPart = guard(raw.agentContentToPart);
 export const Pattern = guard(raw.Pattern);
 export type Pattern = raw.Pattern;
 export const validateAgentRequest = guard(raw.validateAgentRequest);
+export const CommunicationSchema = guard(raw.CommunicationSchema);
+export type CommunicationSchema = raw.CommunicationSchema;
+export const acpCheckInput = guard(raw.acpCheckInput);
 
 // Types generated from the Rust types (tsify).
 export type * from "./types.js";

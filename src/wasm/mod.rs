@@ -18,10 +18,13 @@
 //! | wire enums (`Role`, …) | string literal unions open to other strings |
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod agent_api;
 pub mod body;
 pub mod client;
 mod convert;
 pub mod error;
+pub mod run;
 pub mod sse;
 mod types;
