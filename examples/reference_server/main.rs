@@ -10,9 +10,13 @@
 //! - `GET /health`: `ok`. `GET /stats`: counters tests read (streams started, finished, and closed
 //!   by the client before the end).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
+//! - `/acp/…`: an ACP agent that asks for confirmation (`approval`; see `acp.rs`), for the demo's
+//!   approval page (`/approval.html`).
 //!
 //! Binds 127.0.0.1 only and answers CORS preflights from any origin (it is a local test server).
 
+#[cfg(not(target_arch = "wasm32"))]
+mod acp;
 #[cfg(not(target_arch = "wasm32"))]
 mod agent;
 
@@ -110,6 +114,7 @@ mod server {
             .route("/process", post(process))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
+            .nest("/acp", super::acp::router(Duration::from_millis(o.pace_ms)))
             .nest_service("/pkg", ServeDir::new(&o.pkg))
             .fallback_service(ServeDir::new(&o.demo))
             .layer(cors)
