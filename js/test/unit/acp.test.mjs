@@ -413,3 +413,30 @@ test("reference server: a cancel while the agent streams ends the stream, cancel
   assert.equal(types.at(-1), "done");
   assert.ok(!types.includes("awaiting"));
 });
+
+test("the README's ACP example runs against the reference server, and its lifecycle diagram is the schema's", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { pathToFileURL } = await import("node:url");
+  const { root, pkgDir } = await import("../helpers.mjs");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const example = readme.match(/<!-- readme-acp-example -->\s*```js\n([\s\S]*?)```/)?.[1];
+  assert.ok(example, "README has an example marked <!-- readme-acp-example -->");
+  const file = join(mkdtempSync(join(tmpdir(), "agentwire-acp-")), "example.mjs");
+  writeFileSync(
+    file,
+    example
+      .replace('from "agentwire"', `from ${JSON.stringify(pathToFileURL(join(pkgDir, "node/index.js")).href)}`)
+      .replaceAll("http://127.0.0.1:8787", server()),
+  );
+  const out = execFileSync("node", [file], { encoding: "utf8" });
+  assert.match(out, /idle → created \(client create\)/);
+  assert.match(out, /Approve the deployment\? \(yes\/no\)/);
+  assert.match(out, /\[ 'resume', 'cancel' \]/);
+  assert.match(out, /completed I will deploy version 2\.4\.1 .* Approved \(“yes”\): deploying version 2\.4\.1 now\. Done\./);
+
+  const { CommunicationSchema } = await agentwire();
+  const diagram = readme.match(/```mermaid\n([\s\S]*?)```/)?.[1];
+  assert.equal(diagram, CommunicationSchema.builtin("acpRun").toMermaid());
+});
