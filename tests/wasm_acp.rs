@@ -25,8 +25,10 @@ fn string(v: &JsValue, key: &str) -> String {
 }
 
 fn server() -> &'static str {
-    option_env!("AGENTWIRE_TEST_SERVER")
-        .expect("the test command sets AGENTWIRE_TEST_SERVER to the reference server's URL")
+    match option_env!("AGENTWIRE_TEST_SERVER") {
+        Some(url) => url,
+        None => panic!("the test command sets AGENTWIRE_TEST_SERVER to the reference server's URL"),
+    }
 }
 
 fn json(text: &str) -> JsValue {
