@@ -41,15 +41,16 @@ export AGENTWIRE_SERVER="http://127.0.0.1:$port"
 for _ in $(seq 1 100); do curl -sf "$AGENTWIRE_SERVER/health" >/dev/null && break; sleep 0.1; done
 curl -sf "$AGENTWIRE_SERVER/health" >/dev/null
 
+# Every tests/wasm*.rs file: the binding's tests, run by wasm-bindgen-test-runner.
+wasm_tests=()
+for f in tests/wasm*.rs; do wasm_tests+=(--test "$(basename "$f" .rs)"); done
+
 step "wasm-bindgen tests in Node"
-AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown --test wasm
-AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown --test wasm_body
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown "${wasm_tests[@]}"
 
 step "wasm-bindgen tests in headless Chromium"
 AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
-  cargo test --target wasm32-unknown-unknown --test wasm
-AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
-  cargo test --target wasm32-unknown-unknown --test wasm_body
+  cargo test --target wasm32-unknown-unknown "${wasm_tests[@]}"
 
 step "JavaScript tests against the built package"
 node --test --test-reporter=spec js/test/unit/

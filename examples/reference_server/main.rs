@@ -16,9 +16,13 @@
 //! - `GET /health`: `ok`. `GET /stats`: counters tests read (responses started and finished,
 //!   connections closed by the client before the end, resumed connections).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
+//! - `/acp/…`: an ACP agent that asks for confirmation (`approval`; see `acp.rs`), for the demo's
+//!   approval page (`/approval.html`).
 //!
 //! Binds 127.0.0.1 only and answers CORS preflights from any origin (it is a local test server).
 
+#[cfg(not(target_arch = "wasm32"))]
+mod acp;
 #[cfg(not(target_arch = "wasm32"))]
 mod agent;
 #[cfg(not(target_arch = "wasm32"))]
@@ -127,6 +131,7 @@ mod server {
             .route("/process/resume/{response_id}", get(resume))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
+            .nest("/acp", super::acp::router(Duration::from_millis(o.pace_ms)))
             .nest_service("/pkg", ServeDir::new(&o.pkg))
             .fallback_service(ServeDir::new(&o.demo))
             .layer(cors)

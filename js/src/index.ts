@@ -41,6 +41,10 @@ export { ProtocolError } from "./errors.js";
 export { AgentClient, AgentStream } from "./api.js";
 export type { AgentClientOptions, DeltaTarget, PartChange, StreamHandlers, StreamRequestOptions } from "./api.js";
 export type { StreamViolation, ValidateWithOptions } from "./api.js";
+export { AcpClient, AcpRunHandle, acpMessage } from "./acp.js";
+export type { AcpClientOptions, AcpInput, AcpPartTarget, AcpRunHandlers, AcpRunOptions } from "./acp.js";
+export { RunSession, toBody } from "./run.js";
+export type { BodyInput, RunSessionOptions, RunSessionStep, RunSessionView, StateChangeListener } from "./run.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -66,6 +70,9 @@ export type SchemaWatch = raw.SchemaWatch;
 export const validatePayload = guard(raw.validatePayload);
 export const StructuredMessage = guard(raw.StructuredMessage);
 export type StructuredMessage = raw.StructuredMessage;
+export const CommunicationSchema = guard(raw.CommunicationSchema);
+export type CommunicationSchema = raw.CommunicationSchema;
+export const acpCheckInput = guard(raw.acpCheckInput);
 
 // Types generated from the Rust types (tsify).
 export type * from "./types.js";

@@ -168,6 +168,44 @@ impl Run {
         Ok(&self.state)
     }
 
+    /// Accepts a message as [`apply`](Self::apply) does, except that a body breaking the
+    /// transition's body schema is accepted too: the run moves and records the message, and the
+    /// mismatch is returned as a warning. This is the inbound check of a lenient session: a
+    /// message the state allows is followed even when its body is odd, so the run stays in step
+    /// with the other side.
+    ///
+    /// Returns `Ok(None)` for a clean move, `Ok(Some(`[`RunError::BodyMismatch`]`))` for a move made
+    /// despite the body.
+    ///
+    /// # Errors
+    /// [`RunError::MoveNotAllowed`] when the state has no such transition (nothing changes).
+    pub fn apply_lenient(
+        &mut self,
+        party: Party,
+        message_type: &str,
+        body: &Body,
+    ) -> Result<Option<RunError>, RunError> {
+        let (next, warning) = match self.check(party, message_type, body) {
+            Ok(t) => (t.next_state.clone(), None),
+            Err(e @ RunError::BodyMismatch { .. }) => {
+                match self.schema.transition(&self.state, party, message_type) {
+                    Some(t) => (t.next_state.clone(), Some(e)),
+                    None => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        let from = std::mem::replace(&mut self.state, next.clone());
+        self.messages.push(RunMessage {
+            party,
+            message_type: message_type.to_owned(),
+            body: body.clone(),
+            from_state: from,
+            to_state: next,
+        });
+        Ok(warning)
+    }
+
     fn moves(&self) -> Vec<Move> {
         self.allowed_moves()
             .iter()

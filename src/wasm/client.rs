@@ -634,7 +634,7 @@ async fn sleep(ms: u32) {
     let _ = JsFuture::from(p).await;
 }
 
-fn content_type(r: &Response) -> String {
+pub(crate) fn content_type(r: &Response) -> String {
     r.headers()
         .get("content-type")
         .ok()
@@ -642,7 +642,7 @@ fn content_type(r: &Response) -> String {
         .unwrap_or_default()
 }
 
-async fn text_of(r: &Response) -> String {
+pub(crate) async fn text_of(r: &Response) -> String {
     let Ok(p) = r.text() else {
         return String::new();
     };
@@ -652,7 +652,7 @@ async fn text_of(r: &Response) -> String {
     }
 }
 
-fn describe(e: &JsValue) -> String {
+pub(crate) fn describe(e: &JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
         let mut s = String::from(err.message());
         if let Ok(cause) = Reflect::get(err, &"cause".into()) {

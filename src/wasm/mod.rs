@@ -18,6 +18,8 @@
 //! | wire enums (`Role`, …) | string literal unions open to other strings |
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod agent_api;
 #[cfg(feature = "atlas")]
 pub mod atlas;
@@ -25,6 +27,7 @@ pub mod body;
 pub mod client;
 mod convert;
 pub mod error;
+pub mod run;
 pub mod sse;
 mod types;
 pub mod url;

@@ -42,6 +42,7 @@ mod body;
 mod client;
 mod event;
 mod model;
+mod session;
 
 pub use assemble::{AcpOptions, AcpStream, Assembler, Severity, Update};
 pub use body::parts_from_body;
@@ -54,6 +55,7 @@ pub use model::{
     MessagePart, PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus,
     ServerErrorCode, TrajectoryMetadata,
 };
+pub use session::{AcpSession, Inbound, SessionOptions, SessionUpdate};
 
 use crate::error::ErrorCode;
 use crate::sse::SseError;

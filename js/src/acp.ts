@@ -1,0 +1,379 @@
+// The Agent Communication Protocol client: `AcpClient` and the handle of one run. The wasm module
+// does the protocol (requests, SSE, assembly, the run lifecycle); this file dispatches updates to
+// handlers, to async iterators and to the lifecycle's listeners.
+import type * as Wasm from "./agentwire.js";
+import type {
+  AcpAgentManifest,
+  AcpAwaitRequest,
+  AcpEvent,
+  AcpMessage,
+  AcpMessagePart,
+  AcpNamedPart,
+  AcpRun,
+  AcpRunUpdate,
+  Body,
+  JsonValue,
+  Move,
+  Party,
+  RunMessage,
+} from "./agentwire.js";
+import { ProtocolError } from "./errors.js";
+import { wasm } from "./api.js";
+import { Queue } from "./queue.js";
+import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
+
+/** Options of `new AcpClient(options)`. */
+export interface AcpClientOptions {
+  /** Base URL of the ACP server with its path prefix, e.g. `http://127.0.0.1:8000` or `https://host/acp`. */
+  baseUrl: string;
+  /** Extra request headers (e.g. `authorization`). */
+  headers?: Record<string, string>;
+  /** `fetch` credentials mode (default `same-origin`). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: (input: Request) => Promise<Response>;
+}
+
+/** Where a part or a text delta belongs: positions in the run's `output` and the message's `parts` (0-based). */
+export interface AcpPartTarget {
+  messageIndex: number;
+  partIndex: number;
+}
+
+/**
+ * Callbacks of a run, called in order as the run goes on (across resumes). All are optional. No
+ * callback runs after the run's `AbortSignal` fires.
+ */
+export interface AcpRunHandlers {
+  /** The run changed (a `run.*` event: status, id, await request, error); its `output` is empty here. */
+  onRun?(run: AcpRun): void;
+  /** A message appeared, or was replaced by the server's version: the whole message. */
+  onMessage?(message: AcpMessage, index: number): void;
+  /** A part was appended to a message (as it arrived). */
+  onPart?(part: AcpMessagePart, target: AcpPartTarget): void;
+  /** Text appended to a text part: a streamed chunk joined to the previous one (only the new text). */
+  onTextDelta?(delta: string, target: AcpPartTarget): void;
+  /** A message completed: the whole message. */
+  onMessageCompleted?(message: AcpMessage, index: number): void;
+  /** The run awaits the client: answer with `resume(message)` (or `cancel()`). */
+  onAwaiting?(request: AcpAwaitRequest): void;
+  /** A `generic` event's payload. */
+  onGeneric?(payload: JsonValue): void;
+  /** The lifecycle's state changed (`created` → `in-progress` → `awaiting` …). */
+  onStateChange?: StateChangeListener;
+  /** A tolerated problem (malformed event skipped, a server event the lifecycle does not allow in lenient mode…). */
+  onWarning?(warning: ProtocolError): void;
+  /** The agent failed (`run.failed`, `error`) or the run broke (`http-error`, `stream-incomplete`…), once per failure. */
+  onError?(error: ProtocolError): void;
+  /** One answer of the server is over: the run awaits the client or reached a terminal status. */
+  onDone?(run: AcpRun): void;
+  /** Every update, in order. */
+  onUpdate?(update: AcpRunUpdate): void;
+  /** All updates of one network chunk, poll or client move, in one call. */
+  onBatch?(updates: AcpRunUpdate[]): void;
+}
+
+/** Options of `AcpClient.run`: how to run, and the handlers. */
+export interface AcpRunOptions extends AcpRunHandlers {
+  /** `stream` (the default), `sync` (one answer when the run stops) or `async` (the run is polled). */
+  mode?: "stream" | "sync" | "async";
+  /** A session to continue. */
+  sessionId?: string;
+  /** Milliseconds between polls (`async` runs, and following a cancel when no stream is open). Default 500. */
+  pollInterval?: number;
+  /** Fail the run at the first server event its lifecycle does not allow (default `false`: a warning). */
+  strict?: boolean;
+  /** Join adjacent unnamed `text/plain` chunks into one part (default `true`). */
+  joinText?: boolean;
+  /** One `textDelta` per part per network chunk (default `false`). */
+  batch?: boolean;
+  /** Largest SSE event in bytes (default 16 MiB). */
+  maxEventSize?: number;
+  /** Check the input against the agent's manifest when the client has read it (default `true`). */
+  checkInput?: boolean;
+  /** Aborts the run's requests (locally: use `cancel()` to cancel it on the server). */
+  signal?: AbortSignal;
+}
+
+/** A run's input: a text (one user message), a message, or messages. */
+export type AcpInput = string | AcpMessage | AcpMessage[];
+
+/** A message of `role` (default `user`) with one `text/plain` part, or `message` as is. */
+export function acpMessage(message: string | AcpMessage, role = "user"): AcpMessage {
+  if (typeof message !== "string") return message;
+  return { role, parts: [{ content_type: "text/plain", content: message }] };
+}
+
+function issueError(u: Extract<AcpRunUpdate, { type: "issue" }>): ProtocolError {
+  const details = u.details !== null && typeof u.details === "object" ? u.details : { value: u.details };
+  return new ProtocolError(u.code, u.message, details);
+}
+
+/**
+ * One ACP run: handlers fire as it goes, it is an async iterator of its updates (across resumes,
+ * from the moment the iterator is created), and `run` resolves with the assembled run once it
+ * reaches a terminal status. While the run awaits the client, `awaiting` has the agent's request
+ * and `resume(message)` answers it; `cancel()` asks the server to cancel. `session` is the run's
+ * lifecycle (the `acpRun` communication schema): `session.allowedMoves("client")` says which of
+ * `resume` and `cancel` may be called now — the others throw `move-not-allowed`.
+ */
+export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
+  /**
+   * The assembled run once it reaches a terminal status: `completed`, `failed` (with `error`, the
+   * partial output kept) or `cancelled`. Rejects with a `ProtocolError` whose `details.run` has
+   * everything received: `http-error`, `not-event-stream`, `network-error`, `stream-incomplete`,
+   * `aborted`, `move-not-allowed` (strict runs), `invalid-json`.
+   */
+  readonly run: Promise<AcpRun>;
+  /** The run's lifecycle. */
+  readonly session: RunSessionView;
+  readonly #call: Wasm.AcpRunCall;
+  #queues: Queue<AcpRunUpdate>[] = [];
+
+  /** @internal */
+  constructor(start: (sink: (updates: AcpRunUpdate[]) => void) => Wasm.AcpRunCall, handlers: AcpRunHandlers, signal: AbortSignal | undefined) {
+    const stateChanges = new Listeners<StateChangeListener>();
+    if (handlers.onStateChange) stateChanges.add(handlers.onStateChange);
+    let errored = false;
+    const sink = (updates: AcpRunUpdate[]): void => {
+      if (signal?.aborted) return;
+      handlers.onBatch?.(updates);
+      for (const u of updates) {
+        if (signal?.aborted) return; // a handler aborted: nothing more runs
+        if (u.type === "issue" && u.severity === "error") errored = true;
+        dispatch(handlers, stateChanges, u);
+      }
+      for (const q of this.#queues) q.push(updates);
+    };
+    this.#call = start(sink);
+    const call = this.#call;
+    this.session = {
+      get state() {
+        return call.state;
+      },
+      get messages(): RunMessage[] {
+        return call.messages;
+      },
+      get isTerminal() {
+        return call.isTerminal;
+      },
+      allowedMoves: (party?: Party): Move[] => call.allowedMoves(party),
+      onStateChange: (fn: StateChangeListener) => stateChanges.add(fn),
+    };
+    this.run = call.run;
+    // The outcome goes to the iterators and handlers; a caller that never awaits `run` must not
+    // get an unhandled rejection.
+    this.run.then(
+      () => this.#queues.forEach((q) => q.end()),
+      (e: unknown) => {
+        this.#queues.forEach((q) => q.fail(e));
+        if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+      },
+    );
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AcpRunUpdate> {
+    const q = new Queue<AcpRunUpdate>();
+    this.#queues.push(q);
+    return q;
+  }
+
+  /** The run's id, once the server has said it (`null` before). */
+  get runId(): string | null {
+    return this.#call.runId ?? null;
+  }
+
+  /** What the agent waits for while the run is `awaiting`, else `null`. */
+  get awaiting(): AcpAwaitRequest | null {
+    return this.#call.awaiting ?? null;
+  }
+
+  /** The lifecycle's state (`session.state`). */
+  get state(): string {
+    return this.#call.state;
+  }
+
+  /** The run as assembled so far. */
+  snapshot(): AcpRun {
+    return this.#call.snapshot();
+  }
+
+  /** Resolves (never rejects) with the run once no answer is under way: it awaits the client, is over, or failed. */
+  stopped(): Promise<AcpRun> {
+    return this.#call.stopped();
+  }
+
+  /** The body of output message `index` (0-based) as it is now (parts grow while they stream), or `null`. */
+  body(index: number): Body | null {
+    return this.#call.body(index) ?? null;
+  }
+
+  /**
+   * Named parts whose names match `pattern` (a glob: `*` within a segment, `**` across segments,
+   * `{a,b}`, `?`, `[…]`), across the output, in order — as they are now.
+   *
+   * @throws ProtocolError for an invalid pattern (its code names the problem).
+   */
+  list(pattern: string | Wasm.Pattern): AcpNamedPart[] {
+    const p = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
+    try {
+      return this.#call.list(p);
+    } finally {
+      if (typeof pattern === "string") p.free();
+    }
+  }
+
+  /**
+   * Answers the await request (`POST /runs/{run_id}`): the same run goes on, with the same
+   * handlers. Resolves with the run when that answer is over (awaiting again, or over).
+   *
+   * @throws ProtocolError `move-not-allowed` unless the run is `awaiting` (`details.state`,
+   *   `details.allowed`).
+   */
+  resume(message: string | AcpMessage): Promise<AcpRun> {
+    return handled(this.#call.resume(acpMessage(message)));
+  }
+
+  /**
+   * Asks the server to cancel the run (`POST /runs/{run_id}/cancel`); the lifecycle is `cancelling`
+   * at once and the run ends `cancelled` (its stream ends; a run that was awaiting is polled until
+   * the server ends it). Resolves with the server's answer (the run, status `cancelling`).
+   *
+   * @throws ProtocolError `move-not-allowed` unless the run is `created`, `in-progress` or `awaiting`.
+   */
+  cancel(): Promise<AcpRun> {
+    return handled(this.#call.cancel());
+  }
+
+  /** Releases the wasm memory of this run now (it is also released when garbage collected). */
+  free(): void {
+    this.#call.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+}
+
+/** `p`, marked handled: a caller that ignores it gets no unhandled rejection (one that awaits it still sees it). */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+function dispatch(h: AcpRunHandlers, stateChanges: Listeners<StateChangeListener>, u: AcpRunUpdate): void {
+  h.onUpdate?.(u);
+  switch (u.type) {
+    case "run":
+      h.onRun?.(u.run);
+      break;
+    case "message":
+      h.onMessage?.(u.message, u.index);
+      break;
+    case "part":
+      h.onPart?.(u.part, { messageIndex: u.messageIndex, partIndex: u.partIndex });
+      break;
+    case "textDelta":
+      h.onTextDelta?.(u.delta, { messageIndex: u.messageIndex, partIndex: u.partIndex });
+      break;
+    case "messageCompleted":
+      h.onMessageCompleted?.(u.message, u.index);
+      break;
+    case "awaiting":
+      h.onAwaiting?.(u.awaitRequest);
+      break;
+    case "generic":
+      h.onGeneric?.(u.generic);
+      break;
+    case "state":
+      stateChanges.call(u.from, u.to, u.move);
+      break;
+    case "issue":
+      if (u.severity === "error") h.onError?.(issueError(u));
+      else h.onWarning?.(issueError(u));
+      break;
+    case "done":
+      h.onDone?.(u.run);
+      break;
+  }
+}
+
+/**
+ * An ACP client over `fetch`: lists the agents, starts runs and follows them (streamed, `sync` or
+ * polled `async` runs), resumes and cancels them.
+ *
+ * ```ts
+ * const client = new AcpClient({ baseUrl: "http://127.0.0.1:8000" });
+ * await client.agents(); // the manifests: later runs check their input against them
+ * const handle = client.run("approval", "Deploy?", { onTextDelta: (t) => (out.textContent += t) });
+ * const stopped = await handle.stopped();
+ * if (stopped.status === "awaiting") handle.resume("yes");
+ * const run = await handle.run; // completed
+ * ```
+ */
+export class AcpClient {
+  readonly #inner: Wasm.AcpClient;
+
+  /**
+   * @throws ProtocolError `invalid-argument` if the options have the wrong shape,
+   *   `not-initialized` before `init()`.
+   */
+  constructor(options: AcpClientOptions) {
+    this.#inner = new (wasm().AcpClient)(options);
+  }
+
+  /** The base URL, without a trailing `/`. */
+  get baseUrl(): string {
+    return this.#inner.baseUrl;
+  }
+
+  /**
+   * `GET /agents`: the agents' manifests (kept: later runs check their input against them).
+   * Rejects with `http-error`, `network-error`, `invalid-json`, `invalid-event`.
+   */
+  agents(): Promise<AcpAgentManifest[]> {
+    return this.#inner.agents();
+  }
+
+  /** `GET /agents/{name}`: one agent's manifest (kept). Rejects as `agents()` (404: `http-error`). */
+  agent(name: string): Promise<AcpAgentManifest> {
+    return this.#inner.agent(name);
+  }
+
+  /** The manifest of `name` read so far, or `null`. */
+  manifest(name: string): AcpAgentManifest | null {
+    return this.#inner.manifest(name) ?? null;
+  }
+
+  /** `GET /runs/{run_id}`: a run as the server has it now. */
+  readRun(runId: string): Promise<AcpRun> {
+    return this.#inner.readRun(runId);
+  }
+
+  /** `GET /runs/{run_id}/events`: the run's events so far. */
+  runEvents(runId: string): Promise<AcpEvent[]> {
+    return this.#inner.runEvents(runId);
+  }
+
+  /**
+   * Starts a run of `agentName` on `input` (`POST /runs`) and follows it.
+   *
+   * @throws ProtocolError synchronously: `content-type-not-accepted` (a part the agent's manifest
+   *   does not accept, once read with `agents()`), `invalid-argument`. The handle's `run` rejects
+   *   as documented there.
+   */
+  run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
+    const messages = Array.isArray(input) ? input : [acpMessage(input)];
+    const inner = this.#inner;
+    return new AcpRunHandle((sink) => inner.run(agentName, messages, options, sink), options, options.signal);
+  }
+
+  /** Releases the wasm memory of this client now (it is also released when garbage collected). */
+  free(): void {
+    this.#inner.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+}

@@ -1,0 +1,442 @@
+// The ACP client from Node: acp-sdk 1.0.3's recorded answers (../shared/fixtures/acp-sdk) served by
+// a scripted `fetch` in chunks of every size class, and the reference server's `approval` agent
+// (/acp) for await, resume and cancel in every mode.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { agentwire, server, shared } from "../helpers.mjs";
+
+const { AcpClient, ProtocolError, acpCheckInput, acpMessage, Pattern } = await agentwire();
+
+const fixture = (name) => readFileSync(join(shared, "fixtures/acp-sdk", name));
+const json = (name) => JSON.parse(fixture(name).toString("utf8"));
+const sseEvents = (bytes) =>
+  bytes.toString("utf8").split("\n\n").filter((b) => b.startsWith("data: ")).map((b) => JSON.parse(b.slice(6)));
+
+/** A request as the server reads it: nulls and the SDK's defaults (`text/plain`, `plain`) left out. */
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v === null || typeof v !== "object") return v;
+  const defaults = { content_type: "text/plain", content_encoding: "plain" };
+  return Object.fromEntries(Object.entries(v).filter(([k, x]) => x !== null && defaults[k] !== x).map(([k, x]) => [k, canon(x)]));
+}
+
+/** The server's final run of a stream (its last `run.*` event), as ACP clients show it (text chunks joined). */
+function joined(run) {
+  const output = run.output.map((m) => {
+    const parts = [];
+    for (const p of m.parts) {
+      const last = parts.at(-1);
+      const plain = (q) => q.name === null && q.content_type === "text/plain" && q.content_encoding === "plain" && q.content_url === null && q.content !== null && q.metadata === null;
+      if (last && plain(last) && plain(p)) parts[parts.length - 1] = { ...last, content: last.content + p.content };
+      else parts.push(p);
+    }
+    return { ...m, parts };
+  });
+  return { ...run, output };
+}
+
+/**
+ * A `fetch` answering `METHOD path` from `routes` (`{status, headers, body, chunk}`; `body` a string,
+ * bytes, or a function of the request body), in chunks of `chunk` bytes. Records the requests.
+ */
+function scripted(routes) {
+  const requests = [];
+  const f = async (req) => {
+    const url = new URL(req.url);
+    const key = `${req.method} ${url.pathname}`;
+    const body = req.method === "POST" ? await req.text() : null;
+    requests.push({ key, body: body ? JSON.parse(body) : null, accept: req.headers.get("accept") });
+    const queue = routes[key];
+    const route = Array.isArray(queue) ? (queue.length > 1 ? queue.shift() : queue[0]) : queue;
+    if (!route) return new Response(JSON.stringify({ code: "not_found", message: `${key} not found`, data: null }), { status: 404 });
+    const bytes = Buffer.from(typeof route.body === "function" ? route.body(body) : route.body);
+    const chunk = route.chunk ?? bytes.length;
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += chunk) c.enqueue(new Uint8Array(bytes.subarray(i, i + chunk)));
+        c.close();
+      },
+    });
+    return new Response(stream, { status: route.status ?? 200, headers: route.headers ?? { "content-type": "application/json" } });
+  };
+  f.requests = requests;
+  return f;
+}
+
+const sse = (body, chunk) => ({ body, chunk, headers: { "content-type": "text/event-stream; charset=utf-8" } });
+const BASE = "http://acp.test";
+
+test("a streamed run assembles to the server's final run, at every chunk size", async () => {
+  const bytes = fixture("run-stream.sse");
+  const final = sseEvents(bytes).at(-1).run;
+  for (const chunk of [1, 7, 64, 333, bytes.length]) {
+    const fetch = scripted({ "POST /runs": sse(bytes, chunk) });
+    const client = new AcpClient({ baseUrl: BASE, fetch });
+    const states = [];
+    const texts = new Map();
+    const generics = [];
+    const handle = client.run("echo", "hello world", {
+      strict: true,
+      onStateChange: (from, to, move) => states.push(`${from}>${to}:${move.party} ${move.type}`),
+      onPart: (p, t) => texts.set(`${t.messageIndex}/${t.partIndex}`, p.content),
+      onTextDelta: (d, t) => texts.set(`${t.messageIndex}/${t.partIndex}`, texts.get(`${t.messageIndex}/${t.partIndex}`) + d),
+      onGeneric: (g) => generics.push(g),
+      onWarning: (w) => assert.fail(`warning ${w.code}: ${w.message}`),
+    });
+    const run = await handle.run;
+    assert.deepEqual(run, joined(final), `chunk ${chunk}`);
+    assert.deepEqual(states, [
+      "idle>created:client create",
+      "created>in-progress:server run.in-progress",
+      "in-progress>completed:server run.completed",
+    ]);
+    // The callbacks rebuilt the text: "Echo: " + "hello" + " world" joined into one part.
+    assert.equal(texts.get("0/0"), "Echo: hello world");
+    assert.deepEqual(generics, [{ thought: "done", step: 3 }]);
+    assert.equal(handle.runId, final.run_id);
+    assert.equal(handle.session.state, "completed");
+    assert.equal(handle.session.isTerminal, true);
+    assert.deepEqual(handle.session.allowedMoves(), []);
+    assert.equal(handle.session.messages[0].type, "create");
+    assert.equal(handle.session.messages.at(-1).type, "run.completed");
+    // The request: POST /runs in stream mode.
+    assert.deepEqual(canon(fetch.requests[0].body), canon(json("req-stream.json")));
+    assert.equal(fetch.requests[0].accept, "text/event-stream");
+  }
+});
+
+test("without joining, the run equals the server's exactly; body() and list() read the output as bodies", async () => {
+  const bytes = fixture("run-stream.sse");
+  const final = sseEvents(bytes).at(-1).run;
+  const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(bytes, 100) }) });
+  const handle = client.run("echo", "hello world", { joinText: false });
+  assert.deepEqual(await handle.run, final);
+  const sources = handle.list("/sources/*");
+  assert.deepEqual(sources, [
+    {
+      messageIndex: 0,
+      part: { type: "text", name: "/sources/1", contentType: "text/x-uri", content: "https://example.com/doc", contentEncoding: "plain", status: "complete" },
+    },
+  ]);
+  const pattern = new Pattern("**");
+  assert.equal(handle.list(pattern).length, 2); // /sources/1 and hello.bin (kept as sent)
+  pattern.free();
+  const body = handle.body(0);
+  assert.equal(body.parts[0].content, "Echo: ");
+  assert.equal(body.parts.find((p) => p.type === "tool_result").metadata.toolName, "get_weather");
+  assert.equal(body.parts.find((p) => p.contentType === "image/png").contentUrl, "https://example.com/cat.png");
+  assert.equal(handle.body(2), null);
+  assert.throws(() => handle.list("/a/{b"), (e) => e instanceof ProtocolError && e.code === "unclosed-brace");
+});
+
+test("await and resume: the same run and message go on, and resume is refused until the run awaits", async () => {
+  const awaitBytes = fixture("await-stream.sse");
+  const resumeBytes = fixture("resume-stream.sse");
+  const runId = sseEvents(awaitBytes)[0].run.run_id;
+  const fetch = scripted({ "POST /runs": sse(awaitBytes, 50), [`POST /runs/${runId}`]: sse(resumeBytes, 50) });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  const awaited = [];
+  const done = [];
+  const handle = client.run("approval", "do it", {
+    strict: true,
+    onAwaiting: (r) => awaited.push(r),
+    onDone: (r) => done.push(r.status),
+  });
+  // Nothing to answer yet.
+  assert.throws(
+    () => handle.resume("yes"),
+    (e) => e instanceof ProtocolError && e.code === "move-not-allowed" && e.details.state === "created",
+  );
+  assert.deepEqual(handle.session.allowedMoves("client"), [{ party: "client", type: "cancel", nextState: "cancelling" }]);
+  const stopped = await handle.stopped();
+  assert.equal(stopped.status, "awaiting");
+  assert.equal(handle.state, "awaiting");
+  assert.equal(handle.awaiting.message.parts[0].content, "Approve? (yes/no)");
+  assert.deepEqual(awaited, [handle.awaiting]);
+  assert.deepEqual(handle.session.allowedMoves("client").map((m) => m.type).sort(), ["cancel", "resume"]);
+
+  const resumed = await handle.resume("yes");
+  assert.equal(resumed.status, "completed");
+  const run = await handle.run;
+  assert.deepEqual(run, joined(sseEvents(resumeBytes).at(-1).run));
+  assert.equal(run.output.length, 1);
+  assert.equal(run.output[0].parts[0].content, "Need approval. Got: yes");
+  assert.equal(handle.awaiting, null);
+  assert.deepEqual(done, ["awaiting", "completed"]);
+  assert.deepEqual(fetch.requests.map((r) => r.key), ["POST /runs", `POST /runs/${runId}`]);
+  assert.deepEqual(canon(fetch.requests[0].body), canon(json("req-approval-stream.json")));
+  assert.deepEqual(canon(fetch.requests[1].body), canon(json("req-resume-stream.json")));
+  assert.throws(() => handle.resume("again"), (e) => e.code === "move-not-allowed" && e.details.terminal === true);
+  assert.throws(() => handle.cancel(), (e) => e.code === "move-not-allowed");
+});
+
+test("a sync run takes the server's run; the lifecycle follows the server's path", async () => {
+  const final = json("run-sync.json");
+  const fetch = scripted({ "POST /runs": { body: fixture("run-sync.json") } });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  const states = [];
+  const messages = [];
+  const handle = client.run("echo", [{ role: "user", parts: [{ content: "hello world", content_type: "text/plain" }] }], {
+    mode: "sync",
+    strict: true,
+    onStateChange: (_, to) => states.push(to),
+    onMessage: (m, i) => messages.push(i),
+  });
+  assert.deepEqual(await handle.run, joined(final));
+  assert.deepEqual(states, ["created", "in-progress", "completed"]);
+  assert.deepEqual(messages, [0, 1]);
+  assert.deepEqual(canon(fetch.requests[0].body), canon(json("req-sync.json")));
+  assert.equal(fetch.requests[0].accept, "application/json");
+});
+
+test("an async run is polled until it ends, applying only the new events", async () => {
+  const all = json("run-async-events.json").events;
+  const half = Math.floor(all.length / 2);
+  const created = all[0].run;
+  const runId = created.run_id;
+  const fetch = scripted({
+    "POST /runs": { status: 202, body: JSON.stringify(created) },
+    [`GET /runs/${runId}/events`]: [
+      { body: JSON.stringify({ events: all.slice(0, half) }) },
+      { body: JSON.stringify({ events: all }) },
+    ],
+  });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  const updates = [];
+  const handle = client.run("echo", "hello world", { mode: "async", pollInterval: 5, strict: true });
+  for await (const u of handle) updates.push(u);
+  const run = await handle.run;
+  assert.deepEqual(run, joined(all.at(-1).run));
+  assert.deepEqual(fetch.requests.map((r) => r.key), ["POST /runs", `GET /runs/${runId}/events`, `GET /runs/${runId}/events`]);
+  // Each event applied once: one message.completed per message, one run.completed.
+  assert.equal(updates.filter((u) => u.type === "messageCompleted").length, 2);
+  assert.equal(updates.filter((u) => u.type === "done").length, 1);
+  assert.deepEqual(updates.filter((u) => u.type === "state").map((u) => u.to), ["created", "in-progress", "completed"]);
+});
+
+test("agents() reads the manifests, and runs check their input against them", async () => {
+  const vision = { name: "vision", description: null, metadata: {}, input_content_types: ["text/plain", "image/*"], output_content_types: ["text/plain"] };
+  const agents = json("agents.json");
+  agents.agents.push(vision);
+  const fetch = scripted({ "GET /agents": { body: JSON.stringify(agents) }, "GET /agents/vision": { body: JSON.stringify(vision) } });
+  const client = new AcpClient({ baseUrl: `${BASE}/`, fetch });
+  assert.equal(client.baseUrl, BASE);
+  assert.equal(client.manifest("vision"), null);
+  const manifests = await client.agents();
+  assert.deepEqual(manifests.map((a) => a.name), ["echo", "slow", "approval", "failer", "vision"]);
+  assert.deepEqual(manifests[0].input_content_types, ["*/*"]);
+  assert.deepEqual(client.manifest("vision").input_content_types, ["text/plain", "image/*"]);
+  assert.deepEqual(await client.agent("vision"), vision);
+
+  const pdf = { role: "user", parts: [{ content_type: "application/pdf", content_url: "https://example.com/a.pdf" }] };
+  assert.throws(
+    () => client.run("vision", [acpMessage("Read this"), pdf]),
+    (e) =>
+      e instanceof ProtocolError &&
+      e.code === "content-type-not-accepted" &&
+      e.details.agent === "vision" &&
+      e.details.contentType === "application/pdf" &&
+      e.details.partIndex === 0,
+  );
+  assert.equal(fetch.requests.filter((r) => r.key === "POST /runs").length, 0, "nothing was sent");
+  assert.throws(() => acpCheckInput(vision, pdf), (e) => e.code === "content-type-not-accepted");
+  acpCheckInput(vision, { role: "user", parts: [{ content_type: "image/png", content_url: "https://example.com/cat.png" }] });
+});
+
+test("HTTP errors carry the ACP error; other failures keep what arrived in details.run", async () => {
+  const client = new AcpClient({ baseUrl: BASE, fetch: scripted({}) });
+  const errors = [];
+  const h = client.run("nobody", "hi", { onError: (e) => errors.push(e) });
+  await assert.rejects(h.run, (e) => {
+    assert.ok(e instanceof ProtocolError);
+    assert.equal(e.code, "http-error");
+    assert.equal(e.details.status, 404);
+    assert.equal(e.details.error.code, "not_found");
+    assert.equal(e.details.run.status, "created");
+    return true;
+  });
+  assert.equal(errors.length, 1);
+  await assert.rejects(client.agents(), (e) => e.code === "http-error");
+  await assert.rejects(client.readRun("r1"), (e) => e.code === "http-error" && e.details.status === 404);
+
+  // A JSON answer to a streamed run.
+  const json200 = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": { body: "{}" } }) });
+  await assert.rejects(json200.run("echo", "hi").run, (e) => e.code === "not-event-stream" && e.details.contentType === "application/json");
+
+  // The stream ends before the run does.
+  const bytes = fixture("run-stream.sse").toString("utf8");
+  const cut = bytes.slice(0, bytes.indexOf('data: {"type":"message.completed"'));
+  const seen = [];
+  const incomplete = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(cut, 200) }) });
+  const h2 = incomplete.run("echo", "hello world", { onError: (e) => seen.push(e.code) });
+  await assert.rejects(h2.run, (e) => {
+    assert.equal(e.code, "stream-incomplete");
+    assert.equal(e.details.run.status, "incomplete");
+    assert.equal(e.details.run.output[0].parts[0].content, "Echo: hello world");
+    return true;
+  });
+  assert.deepEqual(seen, ["stream-incomplete"], "one onError");
+
+  // A sync answer that is not a run.
+  const notRun = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": { body: "{not json" } }) });
+  await assert.rejects(notRun.run("echo", "hi", { mode: "sync" }).run, (e) => e.code === "invalid-json");
+  assert.throws(() => client.run("echo", "hi", { mode: "eventually" }), (e) => e.code === "invalid-argument");
+});
+
+const AFTER_THE_END = [
+  '{"type":"run.created","run":{"run_id":"r9","agent_name":"x","status":"created"}}',
+  '{"type":"run.in-progress","run":{"run_id":"r9","agent_name":"x","status":"in-progress"}}',
+  '{"type":"message.created","message":{"role":"agent/x","parts":[]}}',
+  '{"type":"message.part","part":{"content":"a"}}',
+  '{"type":"run.completed","run":{"run_id":"r9","agent_name":"x","status":"completed","output":[{"role":"agent/x","parts":[{"content":"a"}]}]}}',
+  '{"type":"message.part","part":{"content":"b"}}',
+].map((d) => `data: ${d}\n\n`).join("");
+
+test("inbound check: a strict run fails at an event its lifecycle does not allow, a lenient one warns", async () => {
+  const strict = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(AFTER_THE_END) }) });
+  const errors = [];
+  const h = strict.run("x", "go", { strict: true, onError: (e) => errors.push(e.code) });
+  await assert.rejects(h.run, (e) => {
+    assert.equal(e.code, "move-not-allowed");
+    assert.equal(e.details.state, "completed");
+    assert.equal(e.details.type, "message.part");
+    assert.equal(e.details.run.output[0].parts[0].content, "a");
+    return true;
+  });
+  assert.deepEqual(errors, ["move-not-allowed"]);
+
+  const lenient = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(AFTER_THE_END) }) });
+  const warnings = [];
+  const run = await lenient.run("x", "go", { onWarning: (w) => warnings.push(`${w.code} ${w.details.state} ${w.details.type}`) }).run;
+  assert.equal(run.status, "completed");
+  assert.deepEqual(warnings, ["move-not-allowed completed message.part"]);
+});
+
+test("abort: the request stops, no callback runs after it, and the run keeps what arrived", async () => {
+  const controller = new AbortController();
+  const slow = async (req) => {
+    const lines = sseEvents(fixture("run-stream.sse")).map((e) => `data: ${JSON.stringify(e)}\n\n`);
+    let i = 0;
+    const stream = new ReadableStream({
+      async pull(c) {
+        await new Promise((r) => setTimeout(r, 5));
+        if (i < lines.length) c.enqueue(new TextEncoder().encode(lines[i++]));
+        else c.close();
+      },
+    });
+    req.signal.addEventListener("abort", () => stream.cancel().catch(() => {}));
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  };
+  const client = new AcpClient({ baseUrl: BASE, fetch: slow });
+  let after = 0;
+  let aborted = false;
+  const h = client.run("echo", "hello world", {
+    signal: controller.signal,
+    onTextDelta: () => {
+      if (aborted) after++;
+      aborted = true;
+      controller.abort();
+    },
+  });
+  await assert.rejects(h.run, (e) => e.code === "aborted" && e.details.run.output[0].parts[0].content.startsWith("Echo: "));
+  assert.equal(after, 0);
+});
+
+test("a handler that throws stops the run with its exception", async () => {
+  const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(fixture("run-stream.sse"), 100) }) });
+  const boom = new Error("handler failed");
+  const h = client.run("echo", "hi", {
+    onGeneric: () => {
+      throw boom;
+    },
+  });
+  await assert.rejects(h.run, (e) => e === boom);
+});
+
+// The reference server's ACP agent (examples/reference_server/acp.rs).
+const acp = () => new AcpClient({ baseUrl: `${server()}/acp` });
+
+for (const mode of ["stream", "sync", "async"]) {
+  test(`reference server, ${mode}: await, resume with an approval, and cancel while awaiting`, async () => {
+    const client = acp();
+    const [manifest] = await client.agents();
+    assert.equal(manifest.name, "approval");
+    const states = [];
+    const h = client.run("approval", "Deploy", { mode, strict: true, pollInterval: 10, onStateChange: (_, to) => states.push(to) });
+    assert.equal((await h.stopped()).status, "awaiting");
+    assert.equal(h.awaiting.message.parts[0].content, "Approve the deployment? (yes/no)");
+    await h.resume("yes, go");
+    const run = await h.run;
+    assert.equal(run.status, "completed");
+    assert.match(run.output[0].parts[0].content, /restarts\. Approved \(“yes, go”\): deploying version 2\.4\.1 now\. Done\.$/);
+    assert.deepEqual(states, ["created", "in-progress", "awaiting", "in-progress", "completed"]);
+    // The server has the same run.
+    const read = await client.readRun(h.runId);
+    assert.equal(read.status, "completed");
+    assert.equal(read.output[0].parts.map((p) => p.content).join(""), run.output[0].parts[0].content);
+    const events = await client.runEvents(h.runId);
+    assert.equal(events.at(-1).type, "run.completed");
+
+    const c = client.run("approval", "Deploy", { mode, strict: true, pollInterval: 10 });
+    await c.stopped();
+    const answer = await c.cancel();
+    assert.equal(answer.status, "cancelling");
+    assert.equal(c.session.state, "cancelling");
+    const cancelled = await c.run;
+    assert.equal(cancelled.status, "cancelled");
+    assert.equal(c.session.state, "cancelled");
+    assert.throws(() => c.cancel(), (e) => e.code === "move-not-allowed" && e.details.terminal === true);
+  });
+}
+
+test("reference server: a cancel while the agent streams ends the stream, cancelled", async () => {
+  const client = new AcpClient({
+    baseUrl: `${server()}/acp`,
+    fetch: async (req) =>
+      req.method === "POST" && req.url.endsWith("/acp/runs") ? fetch(`${req.url}?pace_ms=100`, { method: "POST", headers: req.headers, body: await req.text() }) : fetch(req),
+  });
+  const h = client.run("approval", "Deploy", { strict: true });
+  const types = [];
+  let cancelled = false;
+  for await (const u of h) {
+    types.push(u.type);
+    if (u.type === "textDelta" && !cancelled) {
+      cancelled = true;
+      await h.cancel();
+    }
+  }
+  const run = await h.run;
+  assert.equal(run.status, "cancelled");
+  assert.ok(!run.output[0].parts[0].content.includes("restarts."), "cancelled before the plan ended");
+  assert.equal(types.at(-1), "done");
+  assert.ok(!types.includes("awaiting"));
+});
+
+test("the README's ACP example runs against the reference server, and its lifecycle diagram is the schema's", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { pathToFileURL } = await import("node:url");
+  const { root, pkgDir } = await import("../helpers.mjs");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const example = readme.match(/<!-- readme-acp-example -->\s*```js\n([\s\S]*?)```/)?.[1];
+  assert.ok(example, "README has an example marked <!-- readme-acp-example -->");
+  const file = join(mkdtempSync(join(tmpdir(), "agentwire-acp-")), "example.mjs");
+  writeFileSync(
+    file,
+    example
+      .replace('from "agentwire"', `from ${JSON.stringify(pathToFileURL(join(pkgDir, "node/index.js")).href)}`)
+      .replaceAll("http://127.0.0.1:8787", server()),
+  );
+  const out = execFileSync("node", [file], { encoding: "utf8" });
+  assert.match(out, /idle → created \(client create\)/);
+  assert.match(out, /Approve the deployment\? \(yes\/no\)/);
+  assert.match(out, /\[ 'resume', 'cancel' \]/);
+  assert.match(out, /completed I will deploy version 2\.4\.1 .* Approved \(“yes”\): deploying version 2\.4\.1 now\. Done\./);
+
+  const { CommunicationSchema } = await agentwire();
+  const diagram = readme.match(/```mermaid\n([\s\S]*?)```/)?.[1];
+  assert.equal(diagram, CommunicationSchema.builtin("acpRun").toMermaid());
+});

@@ -1,0 +1,1033 @@
+//! `AcpClient`: the Agent Communication Protocol over `fetch`. A run is followed by an
+//! [`AcpSession`] (the assembled run and its lifecycle, checked on every request and event):
+//! streamed runs read the `text/event-stream` body as it arrives (`fetch` and `ReadableStream`),
+//! `sync` runs take the server's run, `async` runs poll `GET /runs/{run_id}/events`. Resumes and
+//! the polling that follows a cancel continue the same run, one answer after another.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use serde::{Deserialize, Serialize};
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use web_sys::{
+    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
+    Response,
+};
+
+use super::body::JsPattern;
+use super::client::{content_type, describe, text_of};
+use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
+use super::error::{internal, invalid_argument, js_error, js_error_with};
+use super::run::{allowed, party_of, Moves, RunMessages};
+use crate::body::{Body, Part};
+use crate::dialect::acp::{
+    decode_agents, decode_error, decode_events, decode_run, AcpClient, AcpError, AcpOptions,
+    AcpSession, AgentManifest, AwaitRequest, HttpRequest, Inbound, Message, Run, RunCreateRequest,
+    RunMode, RunResumeRequest, RunStatus, SessionOptions,
+};
+use crate::run::Party;
+use crate::sse::SseOptions;
+use crate::transport::TransportError;
+
+#[wasm_bindgen(typescript_custom_section)]
+const ACP_TS: &str = r#"
+/**
+ * One change of an ACP run, in order: an `AcpUpdate` of the assembled run (`run`, `message`,
+ * `part`, `textDelta`, `messageCompleted`, `awaiting`, `generic`, `issue` — lifecycle problems are
+ * `issue`s too — and `done`), or a change of the run's lifecycle state.
+ */
+export type AcpRunUpdate = AcpUpdate | { type: "state"; from: string; to: string; move: Move };
+/** An ACP event as sent (`GET /runs/{run_id}/events`; events of unknown types are kept as sent). */
+export type AcpEvent =
+  | { type: "run.created" | "run.in-progress" | "run.awaiting" | "run.completed" | "run.failed" | "run.cancelled"; run: AcpRun }
+  | { type: "message.created" | "message.completed"; message: AcpMessage }
+  | { type: "message.part"; part: AcpMessagePart }
+  | { type: "generic"; generic: JsonValue }
+  | { type: "error"; error: AcpErrorInfo };
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(input: &Request) -> Promise;
+
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, milliseconds: i32) -> JsValue;
+
+    /// `(updates: AcpRunUpdate[]) => void`, called once per network chunk or client move.
+    #[wasm_bindgen(typescript_type = "(updates: AcpRunUpdate[]) => void")]
+    pub type AcpUpdateSink;
+
+    /// Client options, with an optional custom `fetch`.
+    #[wasm_bindgen(
+        typescript_type = "AcpClientConfig & { fetch?: (input: Request) => Promise<Response> }"
+    )]
+    pub type AcpClientOptions;
+
+    /// Options of one run, with an optional `AbortSignal`.
+    #[wasm_bindgen(typescript_type = "AcpRunConfig & { signal?: AbortSignal }")]
+    pub type AcpRunCallOptions;
+}
+
+/// Configuration of an ACP client (the JSON part of its options).
+#[derive(Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpClientConfig {
+    /// Base URL of the ACP server, with its path prefix if any: `http://127.0.0.1:8000`,
+    /// `https://host/acp`. Routes (`/agents`, `/runs`…) are appended to it.
+    pub base_url: String,
+    /// Extra request headers (e.g. `authorization`).
+    #[tsify(optional)]
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
+    #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
+    pub credentials: Option<String>,
+}
+
+/// Options of one run.
+#[derive(Deserialize, Tsify, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AcpRunConfig {
+    /// `stream` (the default: server-sent events as the agent works), `sync` (one answer when
+    /// the run stops) or `async` (the run is polled, see `pollInterval`). Resumes use the same
+    /// mode.
+    #[tsify(optional, type = "\"stream\" | \"sync\" | \"async\"")]
+    pub mode: Option<String>,
+    /// A session to continue (its history is given to the agent).
+    #[tsify(optional)]
+    pub session_id: Option<String>,
+    /// Milliseconds between two polls of `GET /runs/{run_id}/events` (`async` runs) or of
+    /// `GET /runs/{run_id}` (to follow a cancel when no stream is open). Default 500.
+    #[tsify(optional)]
+    pub poll_interval: Option<u32>,
+    /// Inbound check of the lifecycle: `true` fails the run at the first server event its state
+    /// does not allow (code `move-not-allowed`); `false` (the default) reports it as a warning
+    /// and goes on.
+    #[tsify(optional)]
+    pub strict: Option<bool>,
+    /// Join adjacent unnamed `text/plain` chunks into one part, as ACP clients show a streamed
+    /// message (default `true`); `false` keeps the server's part boundaries.
+    #[tsify(optional)]
+    pub join_text: Option<bool>,
+    /// Batched delivery: within one network chunk, consecutive text appended to one part is one
+    /// `textDelta` (default `false`).
+    #[tsify(optional)]
+    pub batch: Option<bool>,
+    /// Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning.
+    #[tsify(optional)]
+    pub max_event_size: Option<usize>,
+    /// Check the input against the agent's manifest, when the client has read it (`agents()`,
+    /// `agent(name)`), before sending (default `true`).
+    #[tsify(optional)]
+    pub check_input: Option<bool>,
+}
+
+/// A named part of an ACP run's output, with the message it belongs to.
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpNamedPart {
+    /// The message's position in the run's `output` (0-based).
+    pub message_index: usize,
+    /// The part, as a body part (see the ACP body mapping).
+    pub part: Part,
+}
+
+/// A list of named parts.
+#[derive(Serialize, Tsify)]
+pub struct AcpNamedParts(pub Vec<AcpNamedPart>);
+
+/// Sends requests: one server, its headers, credentials and `fetch`.
+struct Transport {
+    client: AcpClient,
+    headers: BTreeMap<String, String>,
+    credentials: Option<RequestCredentials>,
+    fetch: Option<Function>,
+}
+
+fn is_aborted(signal: Option<&AbortSignal>) -> bool {
+    signal.is_some_and(AbortSignal::aborted)
+}
+
+impl Transport {
+    /// Sends `req`; a non-2xx answer is an `http-error` with the body's ACP error.
+    async fn send(
+        &self,
+        req: &HttpRequest,
+        signal: Option<&AbortSignal>,
+    ) -> Result<Response, JsValue> {
+        let headers = Headers::new()?;
+        for (k, v) in &req.headers {
+            headers.set(k, v)?;
+        }
+        for (k, v) in &self.headers {
+            headers.set(k, v)?;
+        }
+        let init = RequestInit::new();
+        init.set_method(req.method.as_str());
+        init.set_headers(&headers);
+        if let Some(body) = &req.body {
+            init.set_body(&JsValue::from_str(body));
+        }
+        if let Some(c) = self.credentials {
+            init.set_credentials(c);
+        }
+        if let Some(s) = signal {
+            init.set_signal(Some(s));
+        }
+        let request = Request::new_with_str_and_init(&req.url, &init)?;
+        let promise: Promise = match &self.fetch {
+            Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
+            None => global_fetch(&request),
+        };
+        let response: Response = match JsFuture::from(promise).await {
+            Ok(r) => r.unchecked_into(),
+            Err(_) if is_aborted(signal) => return Err(js_error(&TransportError::Aborted)),
+            Err(e) => {
+                return Err(js_error(&TransportError::Network {
+                    reason: describe(&e),
+                }))
+            }
+        };
+        if !response.ok() {
+            let body = text_of(&response).await;
+            return Err(js_error(&decode_error(response.status(), &body)));
+        }
+        Ok(response)
+    }
+
+    /// The whole body of `response` as text.
+    async fn text(
+        &self,
+        response: &Response,
+        signal: Option<&AbortSignal>,
+    ) -> Result<String, JsValue> {
+        let promise = response.text()?;
+        match JsFuture::from(promise).await {
+            Ok(t) => Ok(t.as_string().unwrap_or_default()),
+            Err(_) if is_aborted(signal) => Err(js_error(&TransportError::Aborted)),
+            Err(e) => Err(js_error(&TransportError::Network {
+                reason: describe(&e),
+            })),
+        }
+    }
+
+    /// Sends `req` and reads the answer's body.
+    async fn body(
+        &self,
+        req: &HttpRequest,
+        signal: Option<&AbortSignal>,
+    ) -> Result<String, JsValue> {
+        let response = self.send(req, signal).await?;
+        self.text(&response, signal).await
+    }
+}
+
+fn acp_err(e: &AcpError) -> JsValue {
+    js_error(e)
+}
+
+/// An ACP client over `fetch`: lists agents, starts runs and follows them.
+#[wasm_bindgen(js_name = AcpClient)]
+pub struct JsAcpClient {
+    transport: Rc<Transport>,
+    manifests: Rc<RefCell<BTreeMap<String, AgentManifest>>>,
+}
+
+#[wasm_bindgen(js_class = AcpClient)]
+impl JsAcpClient {
+    /// A client of the ACP server at `options.baseUrl`.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `options` has the wrong shape.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: AcpClientOptions) -> Result<JsAcpClient, JsValue> {
+        let options: JsValue = options.into();
+        let config: AcpClientConfig = from_js(&options, "options")?;
+        let fetch = Reflect::get(&options, &"fetch".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        let credentials = match config.credentials.as_deref() {
+            None => None,
+            Some("omit") => Some(RequestCredentials::Omit),
+            Some("same-origin") => Some(RequestCredentials::SameOrigin),
+            Some("include") => Some(RequestCredentials::Include),
+            Some(other) => {
+                return Err(invalid_argument(
+                    "options.credentials",
+                    &format!("`{other}` is not omit, same-origin or include"),
+                ))
+            }
+        };
+        Ok(Self {
+            transport: Rc::new(Transport {
+                client: AcpClient::new(&config.base_url),
+                headers: config.headers.unwrap_or_default(),
+                credentials,
+                fetch,
+            }),
+            manifests: Rc::default(),
+        })
+    }
+
+    /// The base URL, without a trailing `/`.
+    #[wasm_bindgen(getter, js_name = baseUrl)]
+    pub fn base_url(&self) -> String {
+        self.transport.client.base_url().to_owned()
+    }
+
+    /// `GET /agents`: the agents' manifests. The client keeps them, and checks the input of later
+    /// runs against them.
+    ///
+    /// # Errors
+    /// The promise rejects with `http-error` (`details.status`, `details.error`), `network-error`,
+    /// `invalid-json` or `invalid-event` (a body of the wrong shape).
+    #[wasm_bindgen(unchecked_return_type = "Promise<AcpAgentManifest[]>")]
+    pub fn agents(&self) -> Promise {
+        let transport = Rc::clone(&self.transport);
+        let manifests = Rc::clone(&self.manifests);
+        future_to_promise(async move {
+            let text = transport
+                .body(&transport.client.list_agents(), None)
+                .await?;
+            let agents = decode_agents(&text).map_err(|e| acp_err(&e))?;
+            let mut known = manifests.borrow_mut();
+            for a in &agents {
+                known.insert(a.name.clone(), a.clone());
+            }
+            to_js(&agents)
+        })
+    }
+
+    /// `GET /agents/{name}`: one agent's manifest (kept, as by `agents()`).
+    ///
+    /// # Errors
+    /// As `agents()` (`http-error` with status 404 for an unknown agent).
+    #[wasm_bindgen(unchecked_return_type = "Promise<AcpAgentManifest>")]
+    pub fn agent(&self, name: &str) -> Promise {
+        let transport = Rc::clone(&self.transport);
+        let manifests = Rc::clone(&self.manifests);
+        let request = transport.client.read_agent(name);
+        future_to_promise(async move {
+            let text = transport.body(&request, None).await?;
+            let agent: AgentManifest =
+                serde_json::from_str(&text).map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
+            manifests
+                .borrow_mut()
+                .insert(agent.name.clone(), agent.clone());
+            to_js(&agent)
+        })
+    }
+
+    /// The manifest of `name` read so far, or `null`.
+    pub fn manifest(&self, name: &str) -> Result<Option<Ts<AgentManifest>>, JsValue> {
+        match self.manifests.borrow().get(name) {
+            Some(m) => Ok(Some(to_ts(m)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// `GET /runs/{run_id}`: a run as the server has it now.
+    ///
+    /// # Errors
+    /// As `agents()` (`http-error` with status 404 for an unknown run).
+    #[wasm_bindgen(js_name = readRun, unchecked_return_type = "Promise<AcpRun>")]
+    pub fn read_run(&self, run_id: &str) -> Promise {
+        let transport = Rc::clone(&self.transport);
+        let request = transport.client.read_run(run_id);
+        future_to_promise(async move {
+            let text = transport.body(&request, None).await?;
+            to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
+        })
+    }
+
+    /// `GET /runs/{run_id}/events`: the run's events so far, in order.
+    ///
+    /// # Errors
+    /// As `readRun`.
+    #[wasm_bindgen(js_name = runEvents, unchecked_return_type = "Promise<AcpEvent[]>")]
+    pub fn run_events(&self, run_id: &str) -> Promise {
+        let transport = Rc::clone(&self.transport);
+        let request = transport.client.run_events(run_id);
+        future_to_promise(async move {
+            let text = transport.body(&request, None).await?;
+            to_js(&decode_events(&text).map_err(|e| acp_err(&e))?)
+        })
+    }
+
+    /// Starts a run of `agentName` on `input` (`POST /runs`) and follows it: `sink` receives the
+    /// updates (`AcpRunUpdate[]`) of each network chunk, poll or client move, in order. The
+    /// returned call's `run` resolves with the assembled run once it reaches a terminal status
+    /// (`completed`, `failed`, `cancelled`); while it awaits the client, `resume` continues it.
+    ///
+    /// # Errors
+    /// Throws `invalid-argument` (options or input of the wrong shape, an unknown mode) and
+    /// `content-type-not-accepted` (a part the agent's manifest, when read, does not accept).
+    /// `run` rejects with a `ProtocolError` whose `details.run` is everything received:
+    /// `http-error` (non-2xx; `details.status`, `details.error`), `not-event-stream`,
+    /// `network-error`, `stream-incomplete` (the stream ended before the run stopped),
+    /// `aborted` (the signal fired; no callback runs after it), `move-not-allowed` (strict runs:
+    /// a server event the lifecycle does not allow), `invalid-json` (a `sync` or `async` answer
+    /// that is not a run). An exception thrown by `sink` stops the run and rejects with it.
+    pub fn run(
+        &self,
+        agent_name: &str,
+        #[wasm_bindgen(unchecked_param_type = "AcpMessage[]")] input: JsValue,
+        options: Option<AcpRunCallOptions>,
+        sink: AcpUpdateSink,
+    ) -> Result<JsAcpRunCall, JsValue> {
+        let input: Vec<Message> = from_js(&input, "input")?;
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let (config, signal) = if options.is_object() {
+            let signal = Reflect::get(&options, &"signal".into())
+                .ok()
+                .and_then(|s| s.dyn_into::<AbortSignal>().ok());
+            (from_js::<AcpRunConfig>(&options, "options")?, signal)
+        } else {
+            (AcpRunConfig::default(), None)
+        };
+        let mode = match config.mode.as_deref() {
+            None | Some("stream") => RunMode::Stream,
+            Some("sync") => RunMode::Sync,
+            Some("async") => RunMode::Async,
+            Some(other) => {
+                return Err(invalid_argument(
+                    "options.mode",
+                    &format!("`{other}` is not stream, sync or async"),
+                ))
+            }
+        };
+        let sink: Function = JsValue::from(sink)
+            .dyn_into()
+            .map_err(|_| invalid_argument("sink", "it is not a function"))?;
+        if config.check_input.unwrap_or(true) {
+            if let Some(manifest) = self.manifests.borrow().get(agent_name) {
+                for message in &input {
+                    manifest.check_input(message).map_err(|e| acp_err(&e))?;
+                }
+            }
+        }
+        let mut request = RunCreateRequest::new(agent_name, input, mode.clone());
+        request.session_id = config.session_id.clone();
+        let http = self
+            .transport
+            .client
+            .create_run(&request)
+            .map_err(|e| acp_err(&e))?;
+        let mut sse = SseOptions::default();
+        if let Some(m) = config.max_event_size {
+            sse.max_event_size = m;
+        }
+        let mut session = AcpSession::new(SessionOptions {
+            acp: AcpOptions {
+                join_text: config.join_text.unwrap_or(true),
+                coalesce: config.batch.unwrap_or(false),
+                sse,
+            },
+            inbound: if config.strict.unwrap_or(false) {
+                Inbound::Strict
+            } else {
+                Inbound::Lenient
+            },
+        });
+        session.create(&request).map_err(|e| js_error(&e))?;
+        let (run_promise, resolve, reject) = deferred()?;
+        let shared = Rc::new(Shared {
+            transport: Rc::clone(&self.transport),
+            mode,
+            poll_ms: i32::try_from(config.poll_interval.unwrap_or(500)).unwrap_or(i32::MAX),
+            signal,
+            sink,
+            session: RefCell::new(session),
+            json: RefCell::default(),
+            run_id: RefCell::default(),
+            events_seen: Cell::new(0),
+            run_promise,
+            settle: RefCell::new(Some((resolve, reject))),
+            failure: RefCell::default(),
+            exchanges: Cell::new(0),
+            tail: RefCell::default(),
+            idle_waiters: RefCell::default(),
+            id_waiters: RefCell::default(),
+            delivering: Cell::new(false),
+        });
+        let s = Rc::clone(&shared);
+        shared.schedule(async move { s.post(http).await }, None);
+        Ok(JsAcpRunCall { shared })
+    }
+}
+
+/// Throws `content-type-not-accepted` if a part of `message` has a content type `manifest` does
+/// not accept (patterns such as `image/*` in `input_content_types`).
+///
+/// # Errors
+/// `content-type-not-accepted` (`details`: `agent`, `partIndex`, `contentType`, `accepted`),
+/// `invalid-content-type-pattern`, `invalid-argument`.
+#[wasm_bindgen(js_name = acpCheckInput)]
+pub fn acp_check_input(manifest: Ts<AgentManifest>, message: Ts<Message>) -> Result<(), JsValue> {
+    let manifest: AgentManifest = from_ts(&manifest, "manifest")?;
+    let message: Message = from_ts(&message, "message")?;
+    manifest.check_input(&message).map_err(|e| acp_err(&e))
+}
+
+/// `(promise, resolve, reject)`.
+fn deferred() -> Result<(Promise, Function, Function), JsValue> {
+    let mut slot = None;
+    let promise = Promise::new(&mut |resolve, reject| slot = Some((resolve, reject)));
+    let Some((resolve, reject)) = slot else {
+        return Err(internal("the Promise executor did not run"));
+    };
+    Ok((promise, resolve, reject))
+}
+
+async fn sleep(milliseconds: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        let _ = set_timeout(&resolve, milliseconds);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// The state of one run, shared by its call object and the futures that follow it.
+struct Shared {
+    transport: Rc<Transport>,
+    mode: RunMode,
+    poll_ms: i32,
+    signal: Option<AbortSignal>,
+    sink: Function,
+    session: RefCell<AcpSession>,
+    json: RefCell<String>,
+    run_id: RefCell<Option<String>>,
+    /// How many events of `GET /runs/{run_id}/events` were applied.
+    events_seen: Cell<usize>,
+    run_promise: Promise,
+    /// The run promise's resolve and reject, until it settles.
+    settle: RefCell<Option<(Function, Function)>>,
+    /// The error the run failed with.
+    failure: RefCell<Option<JsValue>>,
+    /// Answers scheduled and not yet over (they run one after another).
+    exchanges: Cell<u32>,
+    /// The promise of the last scheduled answer.
+    tail: RefCell<Option<Promise>>,
+    /// Resolved with the run when no answer is under way.
+    idle_waiters: RefCell<Vec<Function>>,
+    /// Resolved with the run id once known (`null` if the run failed first).
+    id_waiters: RefCell<Vec<Function>>,
+    /// The sink is being called (updates recorded meanwhile are delivered right after).
+    delivering: Cell<bool>,
+}
+
+impl Shared {
+    fn signal(&self) -> Option<&AbortSignal> {
+        self.signal.as_ref()
+    }
+
+    fn aborted(&self) -> bool {
+        is_aborted(self.signal())
+    }
+
+    fn snapshot(&self) -> JsValue {
+        to_js(self.session.borrow().run()).unwrap_or(JsValue::NULL)
+    }
+
+    /// Runs `work` after the answers scheduled before it, then settles `reply` (if any) with the
+    /// run as it is when `work` is over, or with its error. The internal promise never rejects.
+    fn schedule<F: Future<Output = Result<(), JsValue>> + 'static>(
+        self: &Rc<Self>,
+        work: F,
+        reply: Option<(Function, Function)>,
+    ) {
+        self.exchanges.set(self.exchanges.get() + 1);
+        let previous = self.tail.borrow_mut().take();
+        let me = Rc::clone(self);
+        let promise = future_to_promise(async move {
+            if let Some(p) = previous {
+                let _ = JsFuture::from(p).await;
+            }
+            let result = work.await;
+            let outcome = me.after(result);
+            if let Some((resolve, reject)) = reply {
+                let _ = match outcome {
+                    Ok(run) => resolve.call1(&JsValue::NULL, &run),
+                    Err(e) => reject.call1(&JsValue::NULL, &e),
+                };
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        *self.tail.borrow_mut() = Some(promise);
+    }
+
+    /// An answer is over: settle the run if it is, wake the waiters.
+    fn after(self: &Rc<Self>, result: Result<(), JsValue>) -> Result<JsValue, JsValue> {
+        self.exchanges.set(self.exchanges.get().saturating_sub(1));
+        let outcome = match result {
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+            Ok(()) => {
+                let status = self.session.borrow().run().status.clone();
+                match status {
+                    RunStatus::Incomplete => {
+                        let e = js_error(&AcpError::StreamIncomplete {
+                            last_status: RunStatus::Incomplete,
+                        });
+                        self.fail(&e);
+                        Err(e)
+                    }
+                    s if s.is_terminal() => {
+                        let run = self.snapshot();
+                        if let Some((resolve, _)) = self.settle.borrow_mut().take() {
+                            let _ = resolve.call1(&JsValue::NULL, &run);
+                        }
+                        Ok(run)
+                    }
+                    _ => Ok(self.snapshot()),
+                }
+            }
+        };
+        self.follow_cancel();
+        if self.exchanges.get() == 0 {
+            let run = self.snapshot();
+            for w in self.idle_waiters.take() {
+                let _ = w.call1(&JsValue::NULL, &run);
+            }
+            if self.run_id.borrow().is_none() {
+                for w in self.id_waiters.take() {
+                    let _ = w.call1(&JsValue::NULL, &JsValue::NULL);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// The run failed with `e`: reject the run promise (once), with `details.run`.
+    fn fail(&self, e: &JsValue) {
+        if let Ok(details) = Reflect::get(e, &"details".into()) {
+            if details.is_object() && !Reflect::has(&details, &"run".into()).unwrap_or(true) {
+                let _ = Reflect::set(&details, &"run".into(), &self.snapshot());
+            }
+        }
+        if self.failure.borrow().is_none() {
+            *self.failure.borrow_mut() = Some(e.clone());
+        }
+        if let Some((_, reject)) = self.settle.borrow_mut().take() {
+            let _ = reject.call1(&JsValue::NULL, e);
+        }
+    }
+
+    /// A cancel with no answer under way that will end the run (it awaits, or it was a `sync`
+    /// answer): follow the run until the server ends it.
+    fn follow_cancel(self: &Rc<Self>) {
+        let cancelling = {
+            let session = self.session.borrow();
+            session.state() == "cancelling" && session.is_done()
+        };
+        if cancelling && self.exchanges.get() == 0 && self.failure.borrow().is_none() {
+            let me = Rc::clone(self);
+            self.schedule(
+                async move {
+                    match me.mode {
+                        RunMode::Async => me.poll_events().await,
+                        _ => me.poll_run().await,
+                    }
+                },
+                None,
+            );
+        }
+    }
+
+    /// Hands the pending updates to the sink (no borrow is held while it runs, so handlers may
+    /// use the call; updates their moves record are delivered right after).
+    fn deliver(&self) -> Result<(), JsValue> {
+        if self.delivering.get() {
+            return Ok(());
+        }
+        self.delivering.set(true);
+        let result = self.deliver_all();
+        self.delivering.set(false);
+        result
+    }
+
+    fn deliver_all(&self) -> Result<(), JsValue> {
+        loop {
+            if self.aborted() {
+                return Ok(());
+            }
+            let updates = {
+                let mut session = self.session.borrow_mut();
+                if !session.has_updates() {
+                    return Ok(());
+                }
+                let mut json = self.json.borrow_mut();
+                json.clear();
+                session.drain_updates_json(&mut json);
+                parse_json(&json)?
+            };
+            let id = self.session.borrow().run().run_id.clone();
+            self.note_run_id(&id);
+            self.sink.call1(&JsValue::NULL, &updates)?;
+        }
+    }
+
+    fn note_run_id(&self, id: &str) {
+        if id.is_empty() || self.run_id.borrow().is_some() {
+            return;
+        }
+        *self.run_id.borrow_mut() = Some(id.to_owned());
+        let value = JsValue::from_str(id);
+        for w in self.id_waiters.take() {
+            let _ = w.call1(&JsValue::NULL, &value);
+        }
+    }
+
+    /// The run id, once the server has said it.
+    async fn run_id(&self) -> Result<String, JsValue> {
+        if let Some(id) = self.run_id.borrow().clone() {
+            return Ok(id);
+        }
+        let failed = || {
+            self.failure
+                .borrow()
+                .clone()
+                .unwrap_or_else(|| internal("the run has no id"))
+        };
+        if self.exchanges.get() == 0 {
+            return Err(failed());
+        }
+        let promise = Promise::new(&mut |resolve, _| self.id_waiters.borrow_mut().push(resolve));
+        let id = JsFuture::from(promise).await?;
+        id.as_string().ok_or_else(failed)
+    }
+
+    fn check_violation(&self) -> Result<(), JsValue> {
+        match self.session.borrow().violation() {
+            Some(v) => Err(js_error(v)),
+            None => Ok(()),
+        }
+    }
+
+    fn abort_error(&self) -> JsValue {
+        js_error_with(&TransportError::Aborted, "run", &self.snapshot())
+    }
+
+    /// POSTs a run or a resume and reads the answer as the mode says.
+    async fn post(self: Rc<Self>, request: HttpRequest) -> Result<(), JsValue> {
+        self.deliver()?;
+        let response = self.transport.send(&request, self.signal()).await?;
+        if let Ok(Some(id)) = response.headers().get("run-id") {
+            self.note_run_id(&id);
+        }
+        match self.mode {
+            RunMode::Stream => self.read_stream(response).await,
+            RunMode::Sync => {
+                let text = self.transport.text(&response, self.signal()).await?;
+                let run = decode_run(&text).map_err(|e| acp_err(&e))?;
+                self.session.borrow_mut().push_run(run);
+                self.deliver()?;
+                self.check_violation()
+            }
+            _ => {
+                let text = self.transport.text(&response, self.signal()).await?;
+                let run = decode_run(&text).map_err(|e| acp_err(&e))?;
+                self.note_run_id(&run.run_id);
+                self.poll_events().await
+            }
+        }
+    }
+
+    /// Reads a `text/event-stream` answer to its end.
+    async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
+        let ct = content_type(&response);
+        let media = ct.split(';').next().unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case("text/event-stream") {
+            return Err(js_error(&TransportError::NotEventStream {
+                content_type: ct,
+                body: text_of(&response).await,
+            }));
+        }
+        let Some(body) = response.body() else {
+            return Err(js_error(&TransportError::NotEventStream {
+                content_type: ct,
+                body: String::new(),
+            }));
+        };
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut buf = Vec::new();
+        loop {
+            let chunk = match JsFuture::from(reader.read()).await {
+                Ok(chunk) => chunk,
+                Err(_) if self.aborted() => return Err(self.abort_error()),
+                Err(e) => {
+                    self.session.borrow_mut().finish();
+                    let _ = self.deliver();
+                    return Err(js_error(&TransportError::Network {
+                        reason: describe(&e),
+                    }));
+                }
+            };
+            if self.aborted() {
+                let _ = reader.cancel();
+                return Err(self.abort_error());
+            }
+            if Reflect::get(&chunk, &"done".into())
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true)
+            {
+                break;
+            }
+            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
+                continue;
+            };
+            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
+                continue;
+            };
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
+            self.session.borrow_mut().feed(&buf);
+            if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {
+                let _ = reader.cancel();
+                return Err(e);
+            }
+        }
+        self.session.borrow_mut().finish();
+        self.deliver()?;
+        self.check_violation()
+    }
+
+    /// Whether a polled run has stopped: a terminal status, or awaiting with no client move since
+    /// the server said so.
+    fn settled(&self) -> bool {
+        let session = self.session.borrow();
+        let status = &session.run().status;
+        let last_from_server = session
+            .lifecycle()
+            .messages()
+            .last()
+            .is_none_or(|m| m.party == Party::Server);
+        status.is_terminal() || (*status == RunStatus::Awaiting && last_from_server)
+    }
+
+    /// Polls `GET /runs/{run_id}/events` and applies the new events, until the run stops.
+    async fn poll_events(&self) -> Result<(), JsValue> {
+        let id = self.run_id().await?;
+        let request = self.transport.client.run_events(&id);
+        loop {
+            let text = self.transport.body(&request, self.signal()).await?;
+            let events = decode_events(&text).map_err(|e| acp_err(&e))?;
+            let seen = self.events_seen.get();
+            self.events_seen.set(seen.max(events.len()));
+            {
+                let mut session = self.session.borrow_mut();
+                for e in events.into_iter().skip(seen) {
+                    session.push_event(e);
+                }
+            }
+            self.deliver()?;
+            self.check_violation()?;
+            if self.settled() {
+                return Ok(());
+            }
+            sleep(self.poll_ms).await;
+            if self.aborted() {
+                return Err(self.abort_error());
+            }
+        }
+    }
+
+    /// Polls `GET /runs/{run_id}` until the run reaches a terminal status, and takes that run.
+    async fn poll_run(&self) -> Result<(), JsValue> {
+        let id = self.run_id().await?;
+        let request = self.transport.client.read_run(&id);
+        loop {
+            let text = self.transport.body(&request, self.signal()).await?;
+            let run = decode_run(&text).map_err(|e| acp_err(&e))?;
+            if run.status.is_terminal() {
+                self.session.borrow_mut().push_run(run);
+                self.deliver()?;
+                return self.check_violation();
+            }
+            sleep(self.poll_ms).await;
+            if self.aborted() {
+                return Err(self.abort_error());
+            }
+        }
+    }
+}
+
+/// One ACP run: its outcome, its lifecycle, and queries on what has arrived so far.
+#[wasm_bindgen(js_name = AcpRunCall)]
+pub struct JsAcpRunCall {
+    shared: Rc<Shared>,
+}
+
+#[wasm_bindgen(js_class = AcpRunCall)]
+impl JsAcpRunCall {
+    /// Resolves with the assembled run once it reaches a terminal status (`completed`, `failed`
+    /// with its `error`, `cancelled`); see `AcpClient.run` for how it rejects.
+    #[wasm_bindgen(getter, unchecked_return_type = "Promise<AcpRun>")]
+    pub fn run(&self) -> Promise {
+        self.shared.run_promise.clone()
+    }
+
+    /// Resolves (never rejects) with the run as it is once no answer is under way: it awaits the
+    /// client, it is over, or it failed.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AcpRun>")]
+    pub fn stopped(&self) -> Promise {
+        if self.shared.exchanges.get() == 0 {
+            return Promise::resolve(&self.shared.snapshot());
+        }
+        Promise::new(&mut |resolve, _| self.shared.idle_waiters.borrow_mut().push(resolve))
+    }
+
+    /// The run as assembled so far.
+    pub fn snapshot(&self) -> Result<Ts<Run>, JsValue> {
+        to_ts(self.shared.session.borrow().run())
+    }
+
+    /// The run's id, once the server has said it (`null` before).
+    #[wasm_bindgen(getter, js_name = runId)]
+    pub fn run_id(&self) -> Option<String> {
+        self.shared.run_id.borrow().clone()
+    }
+
+    /// What the agent waits for, while the run is `awaiting` (`null` otherwise).
+    #[wasm_bindgen(getter)]
+    pub fn awaiting(&self) -> Result<Option<Ts<AwaitRequest>>, JsValue> {
+        match self.shared.session.borrow().awaiting() {
+            Some(a) => Ok(Some(to_ts(a)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The lifecycle's state: `idle`, `created`, `in-progress`, `awaiting`, `cancelling`,
+    /// `completed`, `failed` or `cancelled`.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.shared.session.borrow().state().to_owned()
+    }
+
+    /// Whether the lifecycle is in a terminal state.
+    #[wasm_bindgen(getter, js_name = isTerminal)]
+    pub fn is_terminal(&self) -> bool {
+        self.shared.session.borrow().lifecycle().is_terminal()
+    }
+
+    /// The moves the lifecycle allows now (of `party` only, when given): `client resume` and
+    /// `client cancel` while the run awaits.
+    ///
+    /// # Errors
+    /// `invalid-argument` for a party other than `client` or `server`.
+    #[wasm_bindgen(js_name = allowedMoves)]
+    pub fn allowed_moves(&self, party: Option<String>) -> Result<Ts<Moves>, JsValue> {
+        let party = party_of(party.as_deref())?;
+        to_ts(&Moves(allowed(
+            self.shared.session.borrow().lifecycle(),
+            party,
+        )))
+    }
+
+    /// The messages of the lifecycle so far: the client's requests and the server's events, each
+    /// with the states before and after it.
+    #[wasm_bindgen(getter)]
+    pub fn messages(&self) -> Result<Ts<RunMessages>, JsValue> {
+        to_ts(&RunMessages(
+            self.shared.session.borrow().lifecycle().messages().to_vec(),
+        ))
+    }
+
+    /// The body of output message `index` (0-based) as it is now, or `null`: its parts are
+    /// `streaming` while the message streams, `complete` once completed, `incomplete` if the run
+    /// ended before.
+    pub fn body(&self, index: usize) -> Result<Option<Ts<Body>>, JsValue> {
+        let session = self.shared.session.borrow();
+        match session.run().bodies().get(index) {
+            Some(b) => Ok(Some(to_ts(b)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every named part whose name matches `pattern`, across the output, in order (`/sources/*`
+    /// while the run still streams).
+    pub fn list(&self, pattern: &JsPattern) -> Result<Ts<AcpNamedParts>, JsValue> {
+        let session = self.shared.session.borrow();
+        let mut out = Vec::new();
+        for (message_index, body) in session.run().bodies().into_iter().enumerate() {
+            for part in body.parts {
+                if part.name.as_deref().is_some_and(|n| pattern.0.is_match(n)) {
+                    out.push(AcpNamedPart {
+                        message_index,
+                        part,
+                    });
+                }
+            }
+        }
+        to_ts(&AcpNamedParts(out))
+    }
+
+    /// Answers the await request with `message` (`POST /runs/{run_id}` in the run's mode): the
+    /// same run goes on, and its updates keep coming to the same sink. Returns a promise of the
+    /// run as it is when that answer is over (awaiting again, or over).
+    ///
+    /// # Errors
+    /// Throws `move-not-allowed` unless the run is `awaiting` (`details.state`,
+    /// `details.allowed`), `invalid-argument` for a message of the wrong shape. The promise
+    /// rejects as `AcpClient.run`'s `run` does.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AcpRun>")]
+    pub fn resume(&self, message: Ts<Message>) -> Result<Promise, JsValue> {
+        let message: Message = from_ts(&message, "message")?;
+        self.shared
+            .session
+            .borrow_mut()
+            .resume(&message)
+            .map_err(|e| js_error(&e))?;
+        self.shared.deliver()?;
+        let resume = RunResumeRequest::message(message, self.shared.mode.clone());
+        let s = Rc::clone(&self.shared);
+        let (promise, resolve, reject) = deferred()?;
+        self.shared.schedule(
+            async move {
+                let id = s.run_id().await?;
+                let request = s
+                    .transport
+                    .client
+                    .resume_run(&id, &resume)
+                    .map_err(|e| acp_err(&e))?;
+                Rc::clone(&s).post(request).await
+            },
+            Some((resolve, reject)),
+        );
+        Ok(promise)
+    }
+
+    /// Asks the server to cancel the run (`POST /runs/{run_id}/cancel`); the lifecycle is
+    /// `cancelling` at once. A streamed run then ends `cancelled` with its stream; a run that
+    /// awaits (or a `sync` one) is followed with polls until the server ends it. Returns a
+    /// promise of the server's answer (the run, status `cancelling`).
+    ///
+    /// # Errors
+    /// Throws `move-not-allowed` unless the run is `created`, `in-progress` or `awaiting`. The
+    /// promise rejects with `http-error` (403: the run already ended), `network-error`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AcpRun>")]
+    pub fn cancel(&self) -> Result<Promise, JsValue> {
+        self.shared
+            .session
+            .borrow_mut()
+            .cancel()
+            .map_err(|e| js_error(&e))?;
+        self.shared.deliver()?;
+        self.shared.follow_cancel();
+        let s = Rc::clone(&self.shared);
+        Ok(future_to_promise(async move {
+            let id = s.run_id().await?;
+            let request = s.transport.client.cancel_run(&id);
+            let text = s.transport.body(&request, None).await?;
+            to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
+        }))
+    }
+}
