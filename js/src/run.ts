@@ -2,7 +2,7 @@
 // and checks what it receives. The logic is in wasm (`RunSession`, `CommunicationSchema`); this
 // file adds listeners and friendlier arguments.
 import type * as Wasm from "./agentwire.js";
-import type { Body, BuiltinSchemaName, CommunicationSchemaJson, Move, Part, Party, RunMessage, RunStep } from "./agentwire.js";
+import type { Body, BuiltinCommunicationSchemaName, CommunicationSchemaJson, Move, Part, Party, RunMessage, RunStep } from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
 import { wasm } from "./api.js";
 
@@ -108,7 +108,7 @@ export class RunSession implements RunSessionView {
    * @throws ProtocolError for an invalid schema (see `CommunicationSchema.fromJson`), an unknown
    *   built-in name or options of the wrong shape (`invalid-argument`).
    */
-  constructor(schema: Wasm.CommunicationSchema | CommunicationSchemaJson | BuiltinSchemaName, options: RunSessionOptions = {}) {
+  constructor(schema: Wasm.CommunicationSchema | CommunicationSchemaJson | BuiltinCommunicationSchemaName, options: RunSessionOptions = {}) {
     const w = wasm();
     const config = { id: options.id, strict: options.strict };
     if (schema instanceof w.CommunicationSchema) {

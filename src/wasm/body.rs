@@ -29,7 +29,7 @@ const BODY_TS: &str = r#"
 /** A body schema as JSON: the proposal's `{"parts": [...]}`, or a bare array of schema parts. */
 export type BodySchemaJson = { parts: SchemaPartJson[] } | SchemaPartJson[];
 /** The names of the built-in body schemas (the proposal's four example agents). */
-export type BuiltinSchemaName = "chat" | "multi-modal-chat" | "software-writing" | "researcher";
+export type BuiltinBodySchemaName = "chat" | "multi-modal-chat" | "software-writing" | "researcher";
 /** What `validatePayload` reads: JSON text, its UTF-8 bytes, or a `Blob` / `File` (size checked first, then read once). */
 export type PayloadInput = string | Uint8Array | ArrayBuffer | Blob;
 "#;
@@ -447,7 +447,7 @@ impl JsBodySchema {
     /// # Errors
     /// `invalid-argument` for another name.
     pub fn builtin(
-        #[wasm_bindgen(unchecked_param_type = "BuiltinSchemaName")] name: &str,
+        #[wasm_bindgen(unchecked_param_type = "BuiltinBodySchemaName")] name: &str,
     ) -> Result<JsBodySchema, JsValue> {
         builtin::by_name(name).map(Self).ok_or_else(|| {
             invalid_argument(
@@ -461,7 +461,7 @@ impl JsBodySchema {
     }
 
     /// The names of the built-in schemas.
-    #[wasm_bindgen(js_name = builtinNames, unchecked_return_type = "BuiltinSchemaName[]")]
+    #[wasm_bindgen(js_name = builtinNames, unchecked_return_type = "BuiltinBodySchemaName[]")]
     pub fn builtin_names() -> Vec<String> {
         builtin::NAMES.iter().map(|n| (*n).to_owned()).collect()
     }

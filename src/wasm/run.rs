@@ -16,7 +16,7 @@ use crate::run::{builtin, CommunicationSchema, Move, Party, Run, RunError, RunMe
 #[wasm_bindgen(typescript_custom_section)]
 const RUN_TS: &str = r#"
 /** The names of the built-in communication schemas (see `CommunicationSchema.builtin`). */
-export type BuiltinSchemaName = "chat" | "researcher" | "functionCalling" | "interruptibleChat" | "longRunning" | "acpRun" | "agentApiResponse";
+export type BuiltinCommunicationSchemaName = "chat" | "researcher" | "functionCalling" | "interruptibleChat" | "longRunning" | "acpRun" | "agentApiResponse";
 /**
  * What one move of a run session did: the state before and after, and the move made (`null` when a
  * lenient session let an invalid server message pass without moving). `warning` is the problem a
@@ -67,7 +67,7 @@ impl JsCommunicationSchema {
     /// # Errors
     /// `invalid-argument` for another name.
     pub fn builtin(
-        #[wasm_bindgen(unchecked_param_type = "BuiltinSchemaName")] name: &str,
+        #[wasm_bindgen(unchecked_param_type = "BuiltinCommunicationSchemaName")] name: &str,
     ) -> Result<JsCommunicationSchema, JsValue> {
         let schema = match name {
             "chat" => builtin::chat(),
@@ -91,7 +91,7 @@ impl JsCommunicationSchema {
     }
 
     /// The names `builtin` accepts.
-    #[wasm_bindgen(js_name = builtinNames, unchecked_return_type = "BuiltinSchemaName[]")]
+    #[wasm_bindgen(js_name = builtinNames, unchecked_return_type = "BuiltinCommunicationSchemaName[]")]
     pub fn builtin_names() -> Vec<String> {
         BUILTINS.iter().map(|s| (*s).to_owned()).collect()
     }

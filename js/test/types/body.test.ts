@@ -10,7 +10,7 @@ import {
   type AtlasStructuredMessage,
   type AtlasToolCall,
   type BodySchemaJson,
-  type BuiltinSchemaName,
+  type BuiltinBodySchemaName,
   type JsonValue,
   type Part,
   type PayloadReport,
@@ -46,7 +46,7 @@ export async function bodies(file: File, blob: Blob): Promise<void> {
   const json1: BodySchemaJson = { parts: [{ name: "/sources/*", contentType: "text/x-uri", required: false }] };
   const schema = new BodySchema(json1);
   new BodySchema([{ contentType: "text/plain" }]);
-  const name: BuiltinSchemaName = "researcher";
+  const name: BuiltinBodySchemaName = "researcher";
   const report: ValidationReport = schema.validate(body);
   schema.validate([{ content: "x" }]);
   body.validate(BodySchema.builtin(name));
