@@ -40,6 +40,24 @@ export { isInitialized };
 export { ProtocolError } from "./errors.js";
 export { AgentClient, AgentStream } from "./api.js";
 export type { AgentClientOptions, DeltaTarget, PartChange, StreamHandlers, StreamRequestOptions } from "./api.js";
+export { AgentxChat, AgentxClient, agentxUserMessage } from "./agentx.js";
+export type {
+  AgentxChatOptions,
+  AgentxChatUpdate,
+  AgentxClientOptions,
+  AgentxHandlers,
+  AgentxPartTarget,
+  AgentxTarget,
+} from "./agentx.js";
+export { ClientTools, DEFAULT_MAX_TOOL_ROUNDS, applyPartialChanges } from "./tools.js";
+export type {
+  StreamingToolCall,
+  ToolCallContext,
+  ToolFunction,
+  ToolLoopHandlers,
+  ToolOptions,
+  ToolStreamHandlers,
+} from "./tools.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -56,6 +74,17 @@ export const agentContentToPart = guard(raw.agentContentToPart);
 export const Pattern = guard(raw.Pattern);
 export type Pattern = raw.Pattern;
 export const validateAgentRequest = guard(raw.validateAgentRequest);
+export const PartialJson = guard(raw.PartialJson);
+export type PartialJson = raw.PartialJson;
+export const ToolRegistry = guard(raw.ToolRegistry);
+export type ToolRegistry = raw.ToolRegistry;
+export const ToolArguments = guard(raw.ToolArguments);
+export type ToolArguments = raw.ToolArguments;
+export const toolExecutionError = guard(raw.toolExecutionError);
+export const agentToolContinuation = guard(raw.agentToolContinuation);
+export const agentxToolContinuation = guard(raw.agentxToolContinuation);
+export const AgentxStreamDecoder = guard(raw.AgentxStreamDecoder);
+export type AgentxStreamDecoder = raw.AgentxStreamDecoder;
 
 // Types generated from the Rust types (tsify).
 export type * from "./types.js";

@@ -400,7 +400,7 @@ impl Call {
     }
 }
 
-fn content_type(r: &Response) -> String {
+pub(crate) fn content_type(r: &Response) -> String {
     r.headers()
         .get("content-type")
         .ok()
@@ -408,7 +408,7 @@ fn content_type(r: &Response) -> String {
         .unwrap_or_default()
 }
 
-async fn text_of(r: &Response) -> String {
+pub(crate) async fn text_of(r: &Response) -> String {
     let Ok(p) = r.text() else {
         return String::new();
     };
@@ -418,7 +418,7 @@ async fn text_of(r: &Response) -> String {
     }
 }
 
-fn describe(e: &JsValue) -> String {
+pub(crate) fn describe(e: &JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
         let mut s = String::from(err.message());
         if let Ok(cause) = Reflect::get(err, &"cause".into()) {

@@ -19,9 +19,13 @@
 //! | errors | `ProtocolError` (an `Error` subclass with `code` and `details`) |
 
 pub mod agent_api;
+#[cfg(feature = "agentx")]
+pub mod agentx;
 pub mod body;
 pub mod client;
 mod convert;
 pub mod error;
+pub mod json;
 pub mod sse;
+pub mod tools;
 mod types;
