@@ -7,6 +7,9 @@
 //!
 //! - `POST /process`: an Agent API request in, a `text/event-stream` of Agent API events out (each
 //!   event's `sequence_number` is also its SSE `id`).
+//! - `POST /process?agent=tools`: the Agent API agent that calls the client-side tool `get_time`
+//!   (`tool_agent.rs`).
+//! - `POST /chat`: AgentX, the `write_file` self-correction flow (`agentx.rs`).
 //! - `GET /health`: `ok`. `GET /stats`: counters tests read (streams started, finished, and closed
 //!   by the client before the end).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
@@ -15,6 +18,10 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod agent;
+#[cfg(not(target_arch = "wasm32"))]
+mod agentx;
+#[cfg(not(target_arch = "wasm32"))]
+mod tool_agent;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -108,6 +115,7 @@ mod server {
             .expose_headers(Any);
         let app = Router::new()
             .route("/process", post(process))
+            .route("/chat", post(chat))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
             .nest_service("/pkg", ServeDir::new(&o.pkg))
@@ -134,6 +142,8 @@ mod server {
     struct ProcessQuery {
         /// Overrides the token pace for this request, in milliseconds.
         pace_ms: Option<u64>,
+        /// Which scripted agent answers: `tools` for the client-side tool agent.
+        agent: Option<String>,
     }
 
     struct ChannelSink(mpsc::Sender<Result<Bytes, Infallible>>);
@@ -183,8 +193,38 @@ mod server {
         let stats = s.stats.clone();
         tokio::spawn(async move {
             let mut sink = ChannelSink(tx);
-            let finished = agent::run(&request, &mut sink, pace).await;
+            let finished = match q.agent.as_deref() {
+                Some("tools") => super::tool_agent::run(&request, &mut sink, pace).await,
+                _ => agent::run(&request, &mut sink, pace).await,
+            };
             if finished {
+                stats.finished.fetch_add(1, Ordering::SeqCst);
+            } else {
+                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        sse_response(rx)
+    }
+
+    /// `POST /chat`: the AgentX agent.
+    async fn chat(
+        State(s): State<AppState>,
+        Query(q): Query<ProcessQuery>,
+        body: Bytes,
+    ) -> Response {
+        let request = match super::agentx::parse(&body) {
+            Ok(r) => r,
+            Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
+        };
+        let pace = q.pace_ms.map_or(s.pace, |ms| Pace {
+            token: Duration::from_millis(ms),
+        });
+        let (tx, rx) = mpsc::channel(64);
+        s.stats.started.fetch_add(1, Ordering::SeqCst);
+        let stats = s.stats.clone();
+        tokio::spawn(async move {
+            let mut sink = ChannelSink(tx);
+            if super::agentx::run(&request, &mut sink, pace).await {
                 stats.finished.fetch_add(1, Ordering::SeqCst);
             } else {
                 stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
