@@ -43,10 +43,13 @@ curl -sf "$AGENTWIRE_SERVER/health" >/dev/null
 
 step "wasm-bindgen tests in Node"
 AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown --test wasm
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER cargo test --target wasm32-unknown-unknown --test wasm_tools
 
 step "wasm-bindgen tests in headless Chromium"
 AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
   cargo test --target wasm32-unknown-unknown --test wasm
+AGENTWIRE_TEST_SERVER=$AGENTWIRE_SERVER WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=$(command -v chromedriver) \
+  cargo test --target wasm32-unknown-unknown --test wasm_tools
 
 step "JavaScript tests against the built package"
 node --test --test-reporter=spec js/test/unit/
