@@ -298,3 +298,27 @@ test("ClientTools: registration errors, definitions, shared between clients", ()
   assert.ok(tools.unregister("t"));
   assert.equal(client.tools.size, 0);
 });
+
+test("the README's tools example runs against the reference server", async () => {
+  const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { execFileSync } = await import("node:child_process");
+  const { root, pkgDir } = await import("../helpers.mjs");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const m = readme.match(/<!-- readme-example: tools -->\s*```js\n([\s\S]*?)```/);
+  assert.ok(m, "README has the tools example");
+  const code = m[1]
+    .replace('from "agentwire"', `from ${JSON.stringify(join(pkgDir, "node/index.js"))}`)
+    .replaceAll("http://127.0.0.1:8787", server());
+  const dir = mkdtempSync(join(tmpdir(), "agentwire-readme-"));
+  try {
+    writeFileSync(join(dir, "example.mjs"), code);
+    const out = execFileSync("node", [join(dir, "example.mjs")]).toString();
+    assert.match(out, /^call_get_time_1 \{ timezone: 'Europe\/' \}$/m);
+    assert.match(out, /^sent back: result$/m);
+    assert.match(out, /^It is \d\d:\d\d:\d\d in Europe\/Paris\.$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
