@@ -38,7 +38,7 @@ export interface AgentxPartTarget extends AgentxTarget {
  * Callbacks of `AgentxClient.chat`, in stream order; all optional. No callback runs after the
  * chat's `AbortSignal` fires.
  */
-export interface AgentxHandlers extends ToolLoopHandlers {
+export interface AgentxHandlers extends ToolLoopHandlers<AgentxChatRequest> {
   /** A logical message began (its envelope: id, role, unknown fields; `parts` empty). */
   onMessage?(message: AgentxMessage, at: AgentxTarget): void;
   /** A part was appended to a message (the part as it arrived). */

@@ -127,8 +127,11 @@ export interface ToolOptions {
   description?: string;
 }
 
-/** Callbacks of the client-side tool loop (Agent API and AgentX). All are optional. */
-export interface ToolLoopHandlers {
+/**
+ * Callbacks of the client-side tool loop (Agent API and AgentX; `Request` is the dialect's request
+ * type). All are optional.
+ */
+export interface ToolLoopHandlers<Request = AgentRequest> {
   /**
    * A pending call was checked against its tool's schema: `call.error` is set (a `VALIDATION`
    * error, sent back instead of running the tool) or `call.arguments` holds the valid arguments
@@ -141,7 +144,7 @@ export interface ToolLoopHandlers {
    * The outcomes go back to the agent in a new request (round `round`, counting from 1): a new
    * POST holding the whole conversation so far, not a resend of the first one.
    */
-  onToolRound?(round: number, request: AgentRequest | Wasm.AgentxChatRequest): void;
+  onToolRound?(round: number, request: Request): void;
 }
 
 /**
@@ -210,7 +213,11 @@ export class ClientTools {
    *
    * @throws ProtocolError `aborted` when `signal` fires (no handler runs after it).
    */
-  async run(calls: readonly CheckedToolCall[], handlers: ToolLoopHandlers = {}, signal?: AbortSignal): Promise<ToolOutcome[]> {
+  async run(
+    calls: readonly CheckedToolCall[],
+    handlers: Pick<ToolLoopHandlers<unknown>, "onToolCheck" | "onToolResult"> = {},
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome[]> {
     const outcomes: ToolOutcome[] = [];
     for (const call of calls) {
       if (signal?.aborted) throw aborted();
@@ -288,7 +295,7 @@ export interface StreamingToolCall {
 }
 
 /** Callbacks for tool calls in Agent API streams (any stream, with or without registered tools). */
-export interface ToolStreamHandlers extends ToolLoopHandlers {
+export interface ToolStreamHandlers extends ToolLoopHandlers<AgentRequest> {
   /** A `function_call` content appeared: its arguments start streaming. */
   onToolCallStart?(call: StreamingToolCall): void;
   /**

@@ -8,7 +8,9 @@ import {
   ToolRegistry,
   agentxUserMessage,
   applyPartialChanges,
+  type AgentRequest,
   type AgentxChat,
+  type AgentxChatRequest,
   type AgentxChatUpdate,
   type AgentxMessage,
   type CheckedToolCall,
@@ -52,6 +54,7 @@ export async function tools(): Promise<void> {
     onToolCall: (call) => assertType<Equal<typeof call, FunctionCall>>(),
     onToolCheck: (call) => assertType<Equal<typeof call, CheckedToolCall>>(),
     onToolResult: (o) => assertType<Equal<typeof o, ToolOutcome>>(),
+    onToolRound: (round, next) => assertType<Equal<typeof next, AgentRequest>>(),
   }, { maxToolRounds: 3 });
 
   const registry = new ToolRegistry();
@@ -66,6 +69,7 @@ export async function tools(): Promise<void> {
       assertType<Equal<typeof at.round, number>>();
     },
     onError: (e) => assertType<Equal<typeof e, ProtocolError>>(),
+    onToolRound: (round, next) => assertType<Equal<typeof next, AgentxChatRequest>>(),
   });
   assertType<Equal<typeof chat, AgentxChat>>();
   assertType<Equal<typeof chat.messages, Promise<AgentxMessage[]>>>();
