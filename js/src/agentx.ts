@@ -14,7 +14,7 @@ import type {
 } from "./agentwire.js";
 import { UpdateQueue, wasm } from "./api.js";
 import { ProtocolError } from "./errors.js";
-import { ClientTools, DEFAULT_MAX_TOOL_ROUNDS, roundsExceeded } from "./tools.js";
+import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
 
 /** An update of an AgentX chat: a stream update of round `round` (0 for the first `POST /chat`). */
@@ -233,7 +233,7 @@ export class AgentxClient {
     const inner = this.#inner;
     const tools = this.tools;
     const signal = options.signal;
-    const max = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+    const max = maxToolRounds(options.maxToolRounds);
     let request: AgentxChatRequest = Array.isArray(messages) ? { messages } : { ...messages };
     if (tools.size > 0 && request.tools === undefined) {
       request = { ...request, tools: tools.definitions() as unknown as JsonValue };

@@ -206,6 +206,16 @@ export class ClientTools {
     return this.#registry;
   }
 
+  /** Releases the registry's wasm memory now (it is also released when garbage collected). */
+  free(): void {
+    this.#fns.clear();
+    this.#registry.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+
   /**
    * Runs checked calls one after the other, in order: a call with an `error` is not run (its
    * error is its outcome); otherwise the tool's function runs with the arguments. Calls
@@ -261,6 +271,22 @@ export class ClientTools {
 
 function aborted(details: { [key: string]: unknown } = {}): ProtocolError {
   return new ProtocolError("aborted", "the request was aborted", details);
+}
+
+/**
+ * @internal `options.maxToolRounds`, checked: a non-negative integer (default
+ * `DEFAULT_MAX_TOOL_ROUNDS`).
+ */
+export function maxToolRounds(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_TOOL_ROUNDS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    const reason = "it is not a non-negative integer";
+    throw new ProtocolError("invalid-argument", `invalid argument options.maxToolRounds: ${reason}`, {
+      what: "options.maxToolRounds",
+      reason,
+    });
+  }
+  return value;
 }
 
 /** The error of a loop that reached `maxToolRounds` with calls still pending. */
@@ -495,7 +521,7 @@ export function agentToolLoop(
   handlers: ToolStreamHandlers & { onError?(error: ProtocolError): void },
   options: LoopOptions,
 ): ToolLoopHandle {
-  const max = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  const max = maxToolRounds(options.maxToolRounds);
   const signal = options.signal;
   let current = tools.registry.offerTools(request);
   const first = open(current);

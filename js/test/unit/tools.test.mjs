@@ -263,6 +263,9 @@ test("maxToolRounds bounds the loop with a typed error", async () => {
     return true;
   });
   assert.deepEqual(errors, ["tool-rounds-exceeded"]);
+  for (const bad of [-1, 1.5, NaN, "3"]) {
+    assert.throws(() => client.stream(request("time?"), {}, { maxToolRounds: bad }), (e) => e.code === "invalid-argument" && e.details.what === "options.maxToolRounds");
+  }
 });
 
 test("aborting while a tool runs rejects with aborted and runs no handler after", async () => {
