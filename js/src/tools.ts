@@ -322,7 +322,10 @@ export interface StreamingToolCall {
 
 /** Callbacks for tool calls in Agent API streams (any stream, with or without registered tools). */
 export interface ToolStreamHandlers extends ToolLoopHandlers<AgentRequest> {
-  /** A `function_call` content appeared: its arguments start streaming. */
+  /**
+   * A `function_call` content appeared: its arguments start streaming (`call.callId` and
+   * `call.name` may still be `""`: they arrive with the call's first data).
+   */
   onToolCallStart?(call: StreamingToolCall): void;
   /**
    * After every delta of a call's arguments: `value` is the best-effort partial arguments
@@ -450,7 +453,8 @@ export class ToolCallTracker {
       // Not JSON (or too large): no more partial values; validation reports it to the model.
       c.args.free();
       c.args = undefined;
-      if (e instanceof ProtocolError) this.#handlers.onWarning?.(e);
+      if (!(e instanceof ProtocolError)) throw e;
+      this.#handlers.onWarning?.(e);
       return;
     }
     if (changes.length === 0) return;
