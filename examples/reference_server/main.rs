@@ -15,6 +15,9 @@
 //!   minutes after the response ends).
 //! - `GET /health`: `ok`. `GET /stats`: counters tests read (responses started and finished,
 //!   connections closed by the client before the end, resumed connections).
+//! - `POST /process?agent=tools`: the Agent API agent that calls the client-side tool `get_time`
+//!   (`tool_agent.rs`).
+//! - `POST /chat`: AgentX, the `write_file` self-correction flow (`agentx.rs`).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
 //! - `/acp/…`: an ACP agent that asks for confirmation (`approval`; see `acp.rs`), for the demo's
 //!   approval page (`/approval.html`).
@@ -26,9 +29,13 @@ mod acp;
 #[cfg(not(target_arch = "wasm32"))]
 mod agent;
 #[cfg(not(target_arch = "wasm32"))]
+mod agentx;
+#[cfg(not(target_arch = "wasm32"))]
 mod fault;
 #[cfg(not(target_arch = "wasm32"))]
 mod log;
+#[cfg(not(target_arch = "wasm32"))]
+mod tool_agent;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -129,6 +136,7 @@ mod server {
         let app = Router::new()
             .route("/process", post(process))
             .route("/process/resume/{response_id}", get(resume))
+            .route("/chat", post(chat))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
             .nest("/acp", super::acp::router(Duration::from_millis(o.pace_ms)))
@@ -161,6 +169,17 @@ mod server {
         hostile: Option<u8>,
         /// A transport fault to inject (see `fault.rs`).
         fault: Option<String>,
+        /// Which scripted agent answers: `tools` for the client-side tool agent.
+        agent: Option<String>,
+    }
+
+    /// Sends an agent's events straight to one connection (AgentX: no resuming).
+    struct ChannelSink(mpsc::Sender<Result<Bytes, Infallible>>);
+
+    impl Sink for ChannelSink {
+        async fn send(&mut self, _seq: u64, sse: String) -> bool {
+            self.0.send(Ok(Bytes::from(sse))).await.is_ok()
+        }
     }
 
     /// Writes the agent's events into the response's log.
@@ -263,9 +282,13 @@ mod server {
         s.stats.started.fetch_add(1, Ordering::SeqCst);
         let stats = s.stats.clone();
         let writer = Arc::clone(&log);
+        let which = q.agent.clone();
         tokio::spawn(async move {
             let mut sink = LogSink(Arc::clone(&writer));
-            agent::run(&request, &mut rb, &mut sink, pace).await;
+            match which.as_deref() {
+                Some("tools") => super::tool_agent::run(&request, &mut rb, &mut sink, pace).await,
+                _ => agent::run(&request, &mut rb, &mut sink, pace).await,
+            };
             writer.finish();
             stats.finished.fetch_add(1, Ordering::SeqCst);
         });
@@ -304,5 +327,33 @@ mod server {
         };
         s.stats.resumed.fetch_add(1, Ordering::SeqCst);
         forward(log, from, None, s.stats.clone())
+    }
+
+    /// `POST /chat`: the AgentX agent.
+    async fn chat(
+        State(s): State<AppState>,
+        Query(q): Query<ProcessQuery>,
+        body: Bytes,
+    ) -> Response {
+        let request = match super::agentx::parse(&body) {
+            Ok(r) => r,
+            Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
+        };
+        let pace = q.pace_ms.map_or(s.pace, |ms| Pace {
+            token: Duration::from_millis(ms),
+            hostile: false,
+        });
+        let (tx, rx) = mpsc::channel(64);
+        s.stats.started.fetch_add(1, Ordering::SeqCst);
+        let stats = s.stats.clone();
+        tokio::spawn(async move {
+            let mut sink = ChannelSink(tx);
+            if super::agentx::run(&request, &mut sink, pace).await {
+                stats.finished.fetch_add(1, Ordering::SeqCst);
+            } else {
+                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        sse_response(rx)
     }
 }

@@ -4,6 +4,8 @@ import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamUpdate } from "./agentwire.js";
 import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
+import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
+import type { ToolStreamHandlers } from "./tools.js";
 
 type WasmModule = typeof Wasm;
 
@@ -42,9 +44,11 @@ export interface DeltaTarget {
 
 /**
  * Callbacks of `AgentClient.stream`, called as parts arrive, in stream order. All are optional.
- * No callback runs after the stream's `AbortSignal` fires.
+ * No callback runs after the stream's `AbortSignal` fires. The tool callbacks (`onToolArguments`,
+ * `onToolCall`, and with registered tools `onToolCheck`, `onToolResult`, `onToolRound`) are
+ * `ToolStreamHandlers`'; with registered tools, the others fire for every round's response.
  */
-export interface StreamHandlers {
+export interface StreamHandlers extends ToolStreamHandlers {
   /** The response envelope changed (status, id, usage, error); `output` is empty here. */
   onResponse?(response: AgentResponse): void;
   /** A message appeared or changed (status, role; its contents when it completes). */
@@ -81,6 +85,11 @@ export interface StreamRequestOptions {
   batch?: boolean;
   /** Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning. */
   maxEventSize?: number;
+  /**
+   * With registered tools: how many times the outcomes of tool calls may be sent back (each a new
+   * request) before the stream fails with `tool-rounds-exceeded` (default 8).
+   */
+  maxToolRounds?: number;
 }
 
 /** Options of `new AgentClient(options)`. */
@@ -95,6 +104,8 @@ export interface AgentClientOptions {
   credentials?: "omit" | "same-origin" | "include";
   /** A `fetch` to use instead of the global one. */
   fetch?: (input: Request) => Promise<Response>;
+  /** Tools to share with other clients (default: a new, empty `ClientTools`). */
+  tools?: ClientTools;
 }
 
 function issueError(u: Extract<StreamUpdate, { type: "issue" }>): ProtocolError {
@@ -381,14 +392,15 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   }
 }
 
-class UpdateQueue implements AsyncIterator<StreamUpdate> {
-  #items: StreamUpdate[] = [];
+/** @internal The queue behind one async iterator of a stream's updates. */
+export class UpdateQueue<T = StreamUpdate> implements AsyncIterator<T> {
+  #items: T[] = [];
   #head = 0;
   #ended = false;
   #error: unknown = undefined;
-  #waiting: { resolve: (r: IteratorResult<StreamUpdate>) => void; reject: (e: unknown) => void } | undefined;
+  #waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
 
-  push(updates: StreamUpdate[]): void {
+  push(updates: readonly T[]): void {
     for (const u of updates) this.#items.push(u);
     this.#wake();
   }
@@ -411,9 +423,9 @@ class UpdateQueue implements AsyncIterator<StreamUpdate> {
     this.next().then(w.resolve, w.reject);
   }
 
-  next(): Promise<IteratorResult<StreamUpdate>> {
+  next(): Promise<IteratorResult<T>> {
     if (this.#head < this.#items.length) {
-      const value = this.#items[this.#head++] as StreamUpdate;
+      const value = this.#items[this.#head++] as T;
       if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
         this.#items = this.#items.slice(this.#head);
         this.#head = 0;
@@ -431,7 +443,7 @@ class UpdateQueue implements AsyncIterator<StreamUpdate> {
     });
   }
 
-  return(): Promise<IteratorResult<StreamUpdate>> {
+  return(): Promise<IteratorResult<T>> {
     this.#ended = true;
     this.#items = [];
     return Promise.resolve({ value: undefined, done: true });
@@ -450,6 +462,12 @@ class UpdateQueue implements AsyncIterator<StreamUpdate> {
  */
 export class AgentClient {
   readonly #inner: Wasm.AgentClient;
+  /**
+   * The tools this client runs for the agent: `client.tools.register(name, parameters, fn,
+   * { description })`. When any is registered, `stream` offers them in the request's `tools`,
+   * runs the agent's calls of them and sends the outcomes back (see `stream`).
+   */
+  readonly tools: ClientTools;
 
   /**
    * @throws ProtocolError `invalid-argument` if the options have the wrong shape,
@@ -457,6 +475,7 @@ export class AgentClient {
    */
   constructor(options: AgentClientOptions) {
     this.#inner = new (wasm().AgentClient)(options);
+    this.tools = options.tools ?? new ClientTools();
   }
 
   /** The URL requests go to. */
@@ -465,35 +484,54 @@ export class AgentClient {
   }
 
   /**
-   * POSTs `request` and streams the response.
+   * POSTs `request` and streams the response. Tool calls' arguments are reported as they stream
+   * (`onToolArguments`).
+   *
+   * With registered tools (`client.tools`), this is the client-side tool loop: the request offers
+   * them (`tools`), and when a completed response has `function_call`s that nothing in it answers,
+   * each is checked against its tool's schema and run (a `VALIDATION` error the model can correct
+   * itself from, or the function's result, or an `EXECUTION` error if it throws), and the outcomes
+   * go back as `function_call_output` messages in a **new request** holding the conversation so
+   * far (the input, the response's output, the outputs): a new POST, not a resend. Its response
+   * streams into the same handlers and iterator, and so on, at most `maxToolRounds` times;
+   * `response` resolves with the last response.
    *
    * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
    *   `parameter-out-of-range`); the stream's `response` rejects with `http-status`,
-   *   `not-event-stream`, `network-error`, `stream-incomplete` or `aborted`.
+   *   `not-event-stream`, `network-error`, `stream-incomplete`, `aborted` or, in the tool loop,
+   *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
   stream(request: AgentRequest, handlers: StreamHandlers = {}, options: StreamRequestOptions = {}): AgentStream {
     const signal = options.signal;
     const inner = this.#inner;
+    const tools = this.tools;
     const stream: AgentStream = new AgentStream((toQueues) => {
-      let errored = false;
-      const sink = (updates: StreamUpdate[]): void => {
-        if (signal?.aborted) return;
-        handlers.onBatch?.(updates);
-        for (const u of updates) {
-          if (signal?.aborted) return; // a handler aborted: nothing more runs
-          if (u.type === "issue" && u.severity === "error") errored = true;
-          dispatch(handlers, u);
-          stream.watchUpdate(u);
-        }
-        toQueues(updates);
+      // One response (one POST): the tool loop opens one per round.
+      const open = (r: AgentRequest): Wasm.AgentStreamHandle => {
+        let errored = false;
+        const tracker = new ToolCallTracker(handlers);
+        const sink = (updates: StreamUpdate[]): void => {
+          if (signal?.aborted) return;
+          handlers.onBatch?.(updates);
+          for (const u of updates) {
+            if (signal?.aborted) return; // a handler aborted: nothing more runs
+            if (u.type === "issue" && u.severity === "error") errored = true;
+            dispatch(handlers, u);
+            tracker.update(u);
+            stream.watchUpdate(u);
+          }
+          toQueues(updates);
+        };
+        const handle = inner.stream(r, sink, options);
+        handle.response.catch((e: unknown) => {
+          tracker.close();
+          // One onError per failure: a broken stream already reported itself as an issue update;
+          // a user's abort calls no handler at all.
+          if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+        });
+        return handle;
       };
-      const handle = inner.stream(request, sink, options);
-      handle.response.catch((e: unknown) => {
-        // One onError per failure: a broken stream already reported itself as an issue update;
-        // a user's abort calls no handler at all.
-        if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
-      });
-      return handle;
+      return tools.size > 0 ? agentToolLoop(open, tools, request, handlers, options) : open(request);
     });
     return stream;
   }

@@ -45,6 +45,24 @@ export { AcpClient, AcpRunHandle, acpMessage } from "./acp.js";
 export type { AcpClientOptions, AcpInput, AcpPartTarget, AcpRunHandlers, AcpRunOptions } from "./acp.js";
 export { RunSession, toBody } from "./run.js";
 export type { BodyInput, RunSessionOptions, RunSessionStep, RunSessionView, StateChangeListener } from "./run.js";
+export { AgentxChat, AgentxClient, agentxUserMessage } from "./agentx.js";
+export type {
+  AgentxChatOptions,
+  AgentxChatUpdate,
+  AgentxClientOptions,
+  AgentxHandlers,
+  AgentxPartTarget,
+  AgentxTarget,
+} from "./agentx.js";
+export { ClientTools, DEFAULT_MAX_TOOL_ROUNDS, applyPartialChanges } from "./tools.js";
+export type {
+  StreamingToolCall,
+  ToolCallContext,
+  ToolFunction,
+  ToolLoopHandlers,
+  ToolOptions,
+  ToolStreamHandlers,
+} from "./tools.js";
 
 // The wasm classes and functions. Using one before `init()` throws a `not-initialized` error.
 export const SseDecoder = guard(raw.SseDecoder);
@@ -73,6 +91,17 @@ export type StructuredMessage = raw.StructuredMessage;
 export const CommunicationSchema = guard(raw.CommunicationSchema);
 export type CommunicationSchema = raw.CommunicationSchema;
 export const acpCheckInput = guard(raw.acpCheckInput);
+export const PartialJson = guard(raw.PartialJson);
+export type PartialJson = raw.PartialJson;
+export const ToolRegistry = guard(raw.ToolRegistry);
+export type ToolRegistry = raw.ToolRegistry;
+export const ToolArguments = guard(raw.ToolArguments);
+export type ToolArguments = raw.ToolArguments;
+export const toolExecutionError = guard(raw.toolExecutionError);
+export const agentToolContinuation = guard(raw.agentToolContinuation);
+export const agentxToolContinuation = guard(raw.agentxToolContinuation);
+export const AgentxStreamDecoder = guard(raw.AgentxStreamDecoder);
+export type AgentxStreamDecoder = raw.AgentxStreamDecoder;
 
 // Types generated from the Rust types (tsify).
 export type * from "./types.js";

@@ -127,7 +127,9 @@
 //! [JSON Schema 2020-12]: https://json-schema.org/draft/2020-12
 
 mod message;
+pub mod round;
 mod schema;
+mod streamed;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -135,7 +137,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use round::{CheckedToolCall, ToolOutcome};
 pub use schema::{CompiledSchema, SchemaWarning, MAX_SCHEMA_NODES};
+pub use streamed::StreamedArguments;
 
 use crate::error::ErrorCode;
 use crate::json::PathSegment;

@@ -21,13 +21,17 @@
 #[cfg(feature = "acp")]
 pub mod acp;
 pub mod agent_api;
+#[cfg(feature = "agentx")]
+pub mod agentx;
 #[cfg(feature = "atlas")]
 pub mod atlas;
 pub mod body;
 pub mod client;
 mod convert;
 pub mod error;
+pub mod json;
 pub mod run;
 pub mod sse;
+pub mod tools;
 mod types;
 pub mod url;

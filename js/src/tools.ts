@@ -1,0 +1,555 @@
+// Tools on the JavaScript side: following a growing JSON value by its changes, the functions a
+// client runs for the agent (`client.tools`), streamed tool-call arguments in Agent API streams,
+// and the client-side tool loop. Parsing, validation and building the next request are the wasm
+// module's (src/tool, src/wasm/tools.rs); this layer runs the functions and dispatches.
+import type * as Wasm from "./agentwire.js";
+import type {
+  AgentRequest,
+  AgentResponse,
+  CheckedToolCall,
+  Content,
+  FunctionCall,
+  JsonValue,
+  NamedPart,
+  PartialChange,
+  SchemaWarning,
+  StreamUpdate,
+  ToolDefinition,
+  ToolError,
+  ToolOutcome,
+} from "./agentwire.js";
+import { wasm } from "./api.js";
+import { ProtocolError } from "./errors.js";
+
+/** How many times a stream sends tool outcomes back (new requests) before giving up, by default. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+
+type JsonObject = { [key: string]: JsonValue };
+
+function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function misfit(change: PartialChange, reason: string): ProtocolError {
+  return new ProtocolError("invalid-argument", `invalid argument changes: ${reason}`, {
+    what: "changes",
+    reason,
+    path: change.path,
+  });
+}
+
+/** Sets an own data property (a key such as `"__proto__"` stays data, as with `JSON.parse`). */
+function setOwn(target: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function child(parent: JsonValue | undefined, seg: string | number): JsonValue | undefined {
+  if (Array.isArray(parent) && typeof seg === "number") return parent[seg];
+  if (isObject(parent) && typeof seg === "string") return Object.hasOwn(parent, seg) ? parent[seg] : undefined;
+  return undefined;
+}
+
+/**
+ * Applies changes (from `PartialJson.push`, `ToolArguments.push`, or `onToolArguments`) to a copy
+ * of the value, in place, and returns the copy's root (a new root when the changes set it: pass
+ * `undefined` before the first change). Applied in order to a copy that followed every earlier
+ * change, they reproduce the parser's value exactly; each costs the depth of its path plus the
+ * size of what it adds, so a UI follows a growing value without it being re-sent.
+ *
+ * ```ts
+ * let args: JsonValue | undefined;
+ * for (const delta of deltas) args = applyPartialChanges(args, parser.push(delta));
+ * ```
+ *
+ * @throws ProtocolError `invalid-argument` for a change that does not fit (a path that does not
+ *   exist, an index past the end, an append to something not a string); the changes before it
+ *   are applied.
+ */
+export function applyPartialChanges(
+  target: JsonValue | undefined,
+  changes: readonly PartialChange[],
+): JsonValue | undefined {
+  let root = target;
+  for (const change of changes) {
+    const path = change.path;
+    if (path.length === 0) {
+      if (change.op === "set") root = change.value;
+      else if (typeof root === "string") root = root + change.value;
+      else throw misfit(change, "an append to a value that is not a string");
+      continue;
+    }
+    let parent: JsonValue | undefined = root;
+    for (let i = 0; i < path.length - 1; i++) parent = child(parent, path[i] as string | number);
+    const last = path[path.length - 1] as string | number;
+    if (Array.isArray(parent) && typeof last === "number") {
+      if (change.op === "set") {
+        if (last > parent.length) throw misfit(change, "an index past the end of an array");
+        parent[last] = change.value;
+      } else {
+        const s = parent[last];
+        if (typeof s !== "string") throw misfit(change, "an append to a value that is not a string");
+        parent[last] = s + change.value;
+      }
+    } else if (isObject(parent) && typeof last === "string") {
+      if (change.op === "set") setOwn(parent, last, change.value);
+      else {
+        const s = Object.hasOwn(parent, last) ? parent[last] : undefined;
+        if (typeof s !== "string") throw misfit(change, "an append to a value that is not a string");
+        setOwn(parent, last, s + change.value);
+      }
+    } else {
+      throw misfit(change, "a path that does not exist");
+    }
+  }
+  return root;
+}
+
+/** What a tool function receives besides its arguments. */
+export interface ToolCallContext {
+  /** The call's id (Agent API `call_id`, AgentX `tool_call_id`). */
+  callId: string;
+  /** The tool's name. */
+  toolName: string;
+  /** The stream's `AbortSignal`, if it has one: a long-running tool should stop when it fires. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A tool's implementation: called with the validated arguments (a JSON object); returns (or
+ * resolves with) the result, any JSON-serializable value (`undefined` is sent as `null`). Throwing
+ * (or rejecting) sends an `EXECUTION` tool error with the exception's message.
+ */
+export type ToolFunction = (args: { [key: string]: JsonValue }, context: ToolCallContext) => unknown;
+
+/** Options of `ClientTools.register`. */
+export interface ToolOptions {
+  /** What the tool does and when to call it (the model reads this). */
+  description?: string;
+}
+
+/**
+ * Callbacks of the client-side tool loop (Agent API and AgentX; `Request` is the dialect's request
+ * type). All are optional.
+ */
+export interface ToolLoopHandlers<Request = AgentRequest> {
+  /**
+   * A pending call was checked against its tool's schema: `call.error` is set (a `VALIDATION`
+   * error, sent back instead of running the tool) or `call.arguments` holds the valid arguments
+   * (the tool runs next).
+   */
+  onToolCheck?(call: CheckedToolCall): void;
+  /** A call's outcome (the tool's result, or its `VALIDATION` / `EXECUTION` error), as sent back. */
+  onToolResult?(outcome: ToolOutcome): void;
+  /**
+   * The outcomes go back to the agent in a new request (round `round`, counting from 1): a new
+   * POST holding the whole conversation so far, not a resend of the first one.
+   */
+  onToolRound?(round: number, request: Request): void;
+}
+
+/**
+ * The tools a client runs for the agent: a `ToolRegistry` (definitions, schemas compiled once) and
+ * the functions. `client.tools.register(name, parameters, fn, { description })`; the client sends
+ * the definitions with every request and answers the agent's calls (see the README's "Tools").
+ */
+export class ClientTools {
+  readonly #registry: Wasm.ToolRegistry;
+  readonly #fns = new Map<string, ToolFunction>();
+
+  /** @throws ProtocolError `not-initialized` before `init()`. */
+  constructor() {
+    this.#registry = new (wasm().ToolRegistry)();
+  }
+
+  /**
+   * Registers (or replaces) a tool. `parameters` is a JSON Schema of its arguments (the supported
+   * subset is the Rust `tool` module's); returns the schema's warnings (keywords not checked).
+   *
+   * @throws ProtocolError `invalid-schema` (and the other schema codes, with `details.pointer`) or
+   *   `invalid-argument` when `fn` is not a function; nothing is registered then.
+   */
+  register(name: string, parameters: JsonValue, fn: ToolFunction, options: ToolOptions = {}): SchemaWarning[] {
+    if (typeof fn !== "function") {
+      throw new ProtocolError("invalid-argument", "invalid argument fn: it is not a function", {
+        what: "fn",
+        reason: "it is not a function",
+      });
+    }
+    const warnings = this.#registry.register({ name, description: options.description ?? "", parameters });
+    this.#fns.set(name, fn);
+    return warnings;
+  }
+
+  /** Removes a tool; says whether it was registered. */
+  unregister(name: string): boolean {
+    this.#fns.delete(name);
+    return this.#registry.remove(name);
+  }
+
+  /** Whether a tool of this name is registered. */
+  has(name: string): boolean {
+    return this.#fns.has(name);
+  }
+
+  /** How many tools are registered. */
+  get size(): number {
+    return this.#fns.size;
+  }
+
+  /** The definitions, sorted by name (what is sent to the agent). */
+  definitions(): ToolDefinition[] {
+    return this.#registry.definitions();
+  }
+
+  /** The registry (validation: `validateArguments`, `validateArgumentsText`). */
+  get registry(): Wasm.ToolRegistry {
+    return this.#registry;
+  }
+
+  /** Releases the registry's wasm memory now (it is also released when garbage collected). */
+  free(): void {
+    this.#fns.clear();
+    this.#registry.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+
+  /**
+   * Runs checked calls one after the other, in order: a call with an `error` is not run (its
+   * error is its outcome); otherwise the tool's function runs with the arguments. Calls
+   * `onToolCheck` before and `onToolResult` after each.
+   *
+   * @throws ProtocolError `aborted` when `signal` fires (no handler runs after it).
+   */
+  async run(
+    calls: readonly CheckedToolCall[],
+    handlers: Pick<ToolLoopHandlers<unknown>, "onToolCheck" | "onToolResult"> = {},
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome[]> {
+    const outcomes: ToolOutcome[] = [];
+    for (const call of calls) {
+      if (signal?.aborted) throw aborted();
+      handlers.onToolCheck?.(call);
+      const outcome = await this.#runOne(call, signal);
+      if (signal?.aborted) throw aborted();
+      handlers.onToolResult?.(outcome);
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  async #runOne(call: CheckedToolCall, signal: AbortSignal | undefined): Promise<ToolOutcome> {
+    const { callId, toolName } = call;
+    const fail = (error: ToolError): ToolOutcome => ({ type: "error", callId, toolName, error });
+    if (call.error) return fail(call.error);
+    const fn = this.#fns.get(toolName);
+    if (fn === undefined || !isObject(call.arguments)) {
+      // Checked calls of registered tools always have object arguments.
+      return fail(wasm().toolExecutionError(toolName, "the tool is not registered"));
+    }
+    let result: unknown;
+    try {
+      const context: ToolCallContext = signal === undefined ? { callId, toolName } : { callId, toolName, signal };
+      result = await fn(call.arguments, context);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      return fail(wasm().toolExecutionError(toolName, message));
+    }
+    let value: JsonValue;
+    try {
+      const text = JSON.stringify(result ?? null) as string | undefined;
+      value = text === undefined ? null : (JSON.parse(text) as JsonValue);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      return fail(wasm().toolExecutionError(toolName, `its result cannot be converted to JSON (${reason})`));
+    }
+    return { type: "result", callId, toolName, value };
+  }
+}
+
+function aborted(details: { [key: string]: unknown } = {}): ProtocolError {
+  return new ProtocolError("aborted", "the request was aborted", details);
+}
+
+/**
+ * @internal `options.maxToolRounds`, checked: a non-negative integer (default
+ * `DEFAULT_MAX_TOOL_ROUNDS`).
+ */
+export function maxToolRounds(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_TOOL_ROUNDS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    const reason = "it is not a non-negative integer";
+    throw new ProtocolError("invalid-argument", `invalid argument options.maxToolRounds: ${reason}`, {
+      what: "options.maxToolRounds",
+      reason,
+    });
+  }
+  return value;
+}
+
+/** The error of a loop that reached `maxToolRounds` with calls still pending. */
+export function roundsExceeded(max: number, pending: CheckedToolCall[], details: { [key: string]: unknown }): ProtocolError {
+  const names = pending.map((c) => c.toolName).join(", ");
+  return new ProtocolError(
+    "tool-rounds-exceeded",
+    `the agent still called tools (${names}) after ${max} tool rounds (maxToolRounds)`,
+    { maxToolRounds: max, pending, ...details },
+  );
+}
+
+/** A tool call of an Agent API stream, while its arguments stream and after. */
+export interface StreamingToolCall {
+  /** The call's `call_id` (`""` until the call's data carries it). */
+  callId: string;
+  /** The function's name (`""` until the call's data carries it). */
+  name: string;
+  /** The `function_call` message's id. */
+  msgId: string;
+  /** The data content's `index` in that message. */
+  index: number;
+  /** The `arguments` text so far. */
+  argumentsText: string;
+  /**
+   * The best-effort arguments so far (`{"path": "/hel"}` while the string is still open), one
+   * object updated in place after every delta; `undefined` until something shows.
+   */
+  arguments: JsonValue | undefined;
+  /** Whether the call is complete (its content or message completed). */
+  complete: boolean;
+}
+
+/** Callbacks for tool calls in Agent API streams (any stream, with or without registered tools). */
+export interface ToolStreamHandlers extends ToolLoopHandlers<AgentRequest> {
+  /**
+   * A `function_call` content appeared: its arguments start streaming (`call.callId` and
+   * `call.name` may still be `""`: they arrive with the call's first data).
+   */
+  onToolCallStart?(call: StreamingToolCall): void;
+  /**
+   * After every delta of a call's arguments: `value` is the best-effort partial arguments
+   * (`call.arguments`), `changes` what the delta changed in it (appends carry only the new text).
+   * Total work is linear in the argument length.
+   */
+  onToolArguments?(callId: string, value: JsonValue | undefined, changes: PartialChange[], call: StreamingToolCall): void;
+  /** A call is complete: its id, name and whole arguments text (not yet validated). */
+  onToolCall?(call: FunctionCall, state: StreamingToolCall): void;
+  /** A call's arguments stopped being JSON (no more `onToolArguments` for it). */
+  onWarning?(warning: ProtocolError): void;
+}
+
+interface TrackedCall {
+  state: StreamingToolCall;
+  args: Wasm.ToolArguments | undefined;
+}
+
+/**
+ * @internal Follows the `function_call` messages of one Agent API response and reports their
+ * arguments as they stream (the parsing lives in wasm: one `ToolArguments` per open call).
+ */
+export class ToolCallTracker {
+  readonly #handlers: ToolStreamHandlers;
+  readonly #types = new Map<string, string>();
+  readonly #calls = new Map<string, TrackedCall>();
+
+  constructor(handlers: ToolStreamHandlers) {
+    this.#handlers = handlers;
+  }
+
+  /** Feeds one update, in stream order. */
+  update(u: StreamUpdate): void {
+    switch (u.type) {
+      case "message": {
+        const m = u.message;
+        if (!m.id) return;
+        this.#types.set(m.id, m.type ?? "message");
+        if (m.type !== "function_call") return;
+        const complete = m.status === "completed";
+        for (const c of m.content ?? []) this.#content(m.id, c, complete);
+        break;
+      }
+      case "content":
+        if (this.#types.get(u.msgId) === "function_call") {
+          this.#content(u.msgId, u.content, u.content.status === "completed");
+        }
+        break;
+      case "dataDelta":
+        if (this.#types.get(u.msgId) === "function_call") this.#delta(u.msgId, u.index, u.delta);
+        break;
+      case "done":
+        this.close();
+        break;
+    }
+  }
+
+  /** Releases the wasm parsers of calls still open. */
+  close(): void {
+    for (const c of this.#calls.values()) {
+      c.args?.free();
+      c.args = undefined;
+    }
+  }
+
+  #call(msgId: string, index: number): TrackedCall {
+    const key = `${msgId}/${index}`;
+    let c = this.#calls.get(key);
+    if (c === undefined) {
+      const state: StreamingToolCall = {
+        callId: "",
+        name: "",
+        msgId,
+        index,
+        argumentsText: "",
+        arguments: undefined,
+        complete: false,
+      };
+      c = { state, args: new (wasm().ToolArguments)() };
+      this.#calls.set(key, c);
+      this.#handlers.onToolCallStart?.(state);
+    }
+    return c;
+  }
+
+  #content(msgId: string, content: Content, complete: boolean): void {
+    if (content.type !== "data") return;
+    const c = this.#call(msgId, content.index ?? 0);
+    if (c.state.complete) return;
+    const data = content.data;
+    if (isObject(data)) {
+      if (typeof data.call_id === "string") c.state.callId = data.call_id;
+      if (typeof data.name === "string") c.state.name = data.name;
+      if (typeof data.arguments === "string") this.#apply(c, (a) => a.sync(data.arguments as string), data.arguments, true);
+    }
+    if (complete) {
+      const s = c.state;
+      s.complete = true;
+      c.args?.free();
+      c.args = undefined;
+      this.#handlers.onToolCall?.({ call_id: s.callId, name: s.name, arguments: s.argumentsText }, s);
+    }
+  }
+
+  #delta(msgId: string, index: number, delta: JsonValue): void {
+    if (!isObject(delta)) return;
+    const c = this.#call(msgId, index);
+    if (c.state.complete) return;
+    // The Agent API merges data deltas: strings concatenate.
+    if (typeof delta.call_id === "string") c.state.callId += delta.call_id;
+    if (typeof delta.name === "string") c.state.name += delta.name;
+    const piece = delta.arguments;
+    if (typeof piece === "string" && piece !== "") this.#apply(c, (a) => a.push(piece), piece, false);
+  }
+
+  #apply(c: TrackedCall, step: (a: Wasm.ToolArguments) => PartialChange[], text: string, whole: boolean): void {
+    const s = c.state;
+    const before = s.argumentsText;
+    s.argumentsText = whole ? text : before + text;
+    if (c.args === undefined) return;
+    let changes: PartialChange[];
+    try {
+      changes = step(c.args);
+    } catch (e) {
+      // Not JSON (or too large): no more partial values; validation reports it to the model.
+      c.args.free();
+      c.args = undefined;
+      if (!(e instanceof ProtocolError)) throw e;
+      this.#handlers.onWarning?.(e);
+      return;
+    }
+    if (changes.length === 0) return;
+    s.arguments = applyPartialChanges(s.arguments, changes);
+    this.#handlers.onToolArguments?.(s.callId, s.arguments, changes, s);
+  }
+}
+
+/** The handle of one response (a wasm `AgentStreamHandle`) or of the rounds of a tool loop. */
+type RoundHandle = Wasm.AgentStreamHandle;
+
+/**
+ * @internal The rounds of an Agent API tool loop behind one handle: `response` resolves with the
+ * last round's response; queries look at every round.
+ */
+export class ToolLoopHandle {
+  readonly response: Promise<AgentResponse>;
+  readonly #rounds: RoundHandle[];
+
+  constructor(first: RoundHandle, run: (rounds: RoundHandle[]) => Promise<AgentResponse>) {
+    this.#rounds = [first];
+    this.response = run(this.#rounds);
+  }
+
+  /** The current round's response as assembled so far. */
+  snapshot(): AgentResponse {
+    return (this.#rounds[this.#rounds.length - 1] as RoundHandle).snapshot();
+  }
+
+  /** The body of message `msgId` in any round (`undefined` if none has it). */
+  body(msgId: string): Wasm.Body | undefined {
+    for (let i = this.#rounds.length - 1; i >= 0; i--) {
+      const b = this.#rounds[i]?.body(msgId);
+      if (b) return b;
+    }
+    return undefined;
+  }
+
+  /** Named parts matching `pattern` across every round, in order. */
+  list(pattern: Wasm.Pattern): NamedPart[] {
+    return this.#rounds.flatMap((h) => h.list(pattern));
+  }
+
+  free(): void {
+    for (const h of this.#rounds) h.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+}
+
+/** @internal Options the Agent API tool loop reads. */
+export interface LoopOptions {
+  signal?: AbortSignal;
+  maxToolRounds?: number;
+}
+
+/**
+ * @internal The Agent API tool loop: sends `request` with the tools offered (synchronously, so an
+ * invalid request throws at once), and while a completed response has pending calls, runs them and
+ * sends the outcomes in a new request.
+ */
+export function agentToolLoop(
+  open: (request: AgentRequest) => RoundHandle,
+  tools: ClientTools,
+  request: AgentRequest,
+  handlers: ToolStreamHandlers & { onError?(error: ProtocolError): void },
+  options: LoopOptions,
+): ToolLoopHandle {
+  const max = maxToolRounds(options.maxToolRounds);
+  const signal = options.signal;
+  let current = tools.registry.offerTools(request);
+  const first = open(current);
+  return new ToolLoopHandle(first, async (rounds) => {
+    for (let round = 0; ; round++) {
+      const response = await (rounds[round] as RoundHandle).response;
+      if (response.status !== "completed") return response;
+      const calls = tools.registry.checkAgentCalls(response);
+      if (calls.length === 0) return response;
+      if (round >= max) {
+        const e = roundsExceeded(max, calls, { response });
+        handlers.onError?.(e);
+        throw e;
+      }
+      let outcomes: ToolOutcome[];
+      try {
+        outcomes = await tools.run(calls, handlers, signal);
+      } catch (e) {
+        if (e instanceof ProtocolError && e.code === "aborted") throw aborted({ response });
+        throw e;
+      }
+      current = wasm().agentToolContinuation(current, response, outcomes);
+      handlers.onToolRound?.(round + 1, current);
+      rounds.push(open(current));
+    }
+  });
+}

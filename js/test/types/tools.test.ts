@@ -1,0 +1,79 @@
+// Type tests of the tools, incremental JSON and AgentX API (checked with `tsc --noEmit`, strict).
+import {
+  AgentClient,
+  AgentxClient,
+  ClientTools,
+  PartialJson,
+  ProtocolError,
+  ToolRegistry,
+  agentxUserMessage,
+  applyPartialChanges,
+  type AgentRequest,
+  type AgentxChat,
+  type AgentxChatRequest,
+  type AgentxChatUpdate,
+  type AgentxMessage,
+  type CheckedToolCall,
+  type FunctionCall,
+  type JsonValue,
+  type PartialChange,
+  type SchemaWarning,
+  type StreamingToolCall,
+  type ToolOutcome,
+} from "../../../pkg/web/index.js";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function assertType<T extends true>(_?: T): void {}
+
+export async function tools(): Promise<void> {
+  const p = new PartialJson();
+  const changes = p.push('{"a": "b');
+  assertType<Equal<typeof changes, PartialChange[]>>();
+  const value: JsonValue | undefined = applyPartialChanges(undefined, changes);
+  assertType<Equal<typeof p.value, JsonValue | undefined>>();
+  assertType<Equal<ReturnType<typeof p.finish>, JsonValue>>();
+  void value;
+  // @ts-expect-error deltas are strings
+  p.push(1);
+
+  const client = new AgentClient({ baseUrl: "http://127.0.0.1:8787" });
+  assertType<Equal<typeof client.tools, ClientTools>>();
+  const warnings = client.tools.register("t", { type: "object" }, async (args, ctx) => {
+    assertType<Equal<typeof args, { [key: string]: JsonValue }>>();
+    assertType<Equal<typeof ctx.callId, string>>();
+    return 1;
+  }, { description: "d" });
+  assertType<Equal<typeof warnings, SchemaWarning[]>>();
+  client.stream({ input: [], stream: true }, {
+    onToolArguments: (callId, partial, ch, call) => {
+      assertType<Equal<typeof callId, string>>();
+      assertType<Equal<typeof partial, JsonValue | undefined>>();
+      assertType<Equal<typeof ch, PartialChange[]>>();
+      assertType<Equal<typeof call, StreamingToolCall>>();
+    },
+    onToolCall: (call) => assertType<Equal<typeof call, FunctionCall>>(),
+    onToolCheck: (call) => assertType<Equal<typeof call, CheckedToolCall>>(),
+    onToolResult: (o) => assertType<Equal<typeof o, ToolOutcome>>(),
+    onToolRound: (round, next) => assertType<Equal<typeof next, AgentRequest>>(),
+  }, { maxToolRounds: 3 });
+
+  const registry = new ToolRegistry();
+  registry.validateArguments("t", { a: 1 });
+  // @ts-expect-error a tool name is a string
+  registry.validateArguments(1, {});
+
+  const x = new AgentxClient({ baseUrl: "http://127.0.0.1:8787", tools: client.tools });
+  const chat = x.chat([agentxUserMessage("hi")], {
+    onTextDelta: (d, at) => {
+      assertType<Equal<typeof d, string>>();
+      assertType<Equal<typeof at.round, number>>();
+    },
+    onError: (e) => assertType<Equal<typeof e, ProtocolError>>(),
+    onToolRound: (round, next) => assertType<Equal<typeof next, AgentxChatRequest>>(),
+  });
+  assertType<Equal<typeof chat, AgentxChat>>();
+  assertType<Equal<typeof chat.messages, Promise<AgentxMessage[]>>>();
+  for await (const u of chat) assertType<Equal<typeof u, AgentxChatUpdate>>();
+  // @ts-expect-error messages are AgentX messages
+  x.chat([{ text: "hi" }]);
+}

@@ -1,0 +1,327 @@
+// Tools in JavaScript: PartialJson and applyPartialChanges, streamed tool-call arguments in
+// AgentClient streams, ClientTools, and the Agent API tool loop against the reference server's
+// tools agent (POST /process?agent=tools, which calls the client-side get_time).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { agentwire, server, getJson } from "../helpers.mjs";
+
+const aw = await agentwire();
+const { AgentClient, RequestBuilder, ProtocolError, PartialJson, ClientTools, applyPartialChanges } = aw;
+
+const request = (text) => new RequestBuilder().text("user", text).build();
+const toolsAgent = (query = "") => new AgentClient({ baseUrl: server(), endpoint: `/process?agent=tools&pace_ms=0${query}` });
+
+const GET_TIME_SCHEMA = {
+  type: "object",
+  properties: {
+    timezone: { type: "string", minLength: 1 },
+    format: { enum: ["HH:mm", "HH:mm:ss"] },
+    reason: { type: "string" },
+  },
+  required: ["timezone"],
+  additionalProperties: false,
+};
+
+/**
+ * Prefix consistency: `a` is contained in `b` (strings grow, members and elements are added or
+ * grow; a number may change while it is open).
+ */
+function containedIn(a, b) {
+  if (a === undefined) return true;
+  if (typeof a === "string") return typeof b === "string" && b.startsWith(a);
+  if (typeof a === "number") return typeof b === "number";
+  if (Array.isArray(a)) return Array.isArray(b) && a.length <= b.length && a.every((x, i) => containedIn(x, b[i]));
+  if (a !== null && typeof a === "object") {
+    return b !== null && typeof b === "object" && !Array.isArray(b) && Object.keys(a).every((k) => Object.hasOwn(b, k) && containedIn(a[k], b[k]));
+  }
+  return a === b;
+}
+
+test("PartialJson: 4,000 one-character deltas, the changes rebuild the value after every delta, prefix-consistent", () => {
+  const args = {
+    path: "/workspace/notes/meeting.md",
+    content: "Line of the meeting notes. ".repeat(141),
+    overwrite: true,
+    tags: ["notes", "meeting", 2025],
+    options: { encoding: "utf-8", mode: 420, backup: null, ratio: -1.25e-3 },
+  };
+  const text = JSON.stringify(args, null, 1);
+  assert.ok(text.length >= 4000, `${text.length} characters`);
+  const p = new PartialJson();
+  let mirror;
+  let previous;
+  let pushes = 0;
+  for (const ch of text) {
+    const changes = p.push(ch);
+    pushes++;
+    for (const c of changes) assert.ok(c.op === "set" || c.op === "append");
+    mirror = applyPartialChanges(mirror, changes);
+    if (pushes % 97 === 0 || pushes > text.length - 60) {
+      assert.deepEqual(mirror, p.value, `after ${pushes} deltas`);
+    }
+    assert.ok(containedIn(previous, structuredClone(mirror)), `prefix-consistent after ${pushes}`);
+    previous = structuredClone(mirror);
+  }
+  assert.ok(p.isComplete);
+  assert.deepEqual(p.finish(), args);
+  assert.deepEqual(mirror, args);
+  assert.equal(p.value, undefined, "finish empties the parser");
+});
+
+test("appends carry only the new piece; keys like __proto__ stay data; misfit changes throw", () => {
+  const p = new PartialJson();
+  p.push('{"path": "/he');
+  assert.deepEqual(p.push("llo"), [{ op: "append", path: ["path"], value: "llo" }]);
+  const q = new PartialJson();
+  const value = applyPartialChanges(undefined, q.push('{"__proto__": {"polluted": "yes"}, "a": [1]}'));
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  assert.deepEqual(Object.keys(value), ["__proto__", "a"]);
+  assert.equal({}.polluted, undefined);
+  assert.throws(
+    () => applyPartialChanges({ a: 1 }, [{ op: "append", path: ["a"], value: "x" }]),
+    (e) => e instanceof ProtocolError && e.code === "invalid-argument",
+  );
+  assert.throws(
+    () => applyPartialChanges([], [{ op: "set", path: [2], value: 1 }]),
+    (e) => e instanceof ProtocolError && e.code === "invalid-argument",
+  );
+  assert.throws(() => new PartialJson().push("[1,]"), (e) => e instanceof ProtocolError && e.code === "json-syntax");
+});
+
+test("streamed tool arguments: a partial value after every delta, prefix-consistent, ending with the call's arguments (no tools registered: one round)", async () => {
+  const client = toolsAgent();
+  const seen = [];
+  const calls = [];
+  let start = 0;
+  // Without registered tools nothing is offered, so offer get_time by hand: the agent calls it.
+  const req = new RequestBuilder()
+    .text("user", "What time is it?")
+    .tool({ type: "function", function: { name: "get_time", description: "", parameters: GET_TIME_SCHEMA } })
+    .build();
+  const response = await client.stream(req, {
+    onToolCallStart: (call) => {
+      start++;
+      assert.equal(call.arguments, undefined);
+    },
+    onToolArguments: (callId, value, changes, call) => {
+      assert.equal(callId, "call_get_time_1");
+      assert.equal(value, call.arguments);
+      assert.ok(changes.length > 0);
+      seen.push({ value: structuredClone(value), text: call.argumentsText });
+    },
+    onToolCall: (call) => calls.push(call),
+  }).response;
+  assert.equal(response.status, "completed");
+  assert.equal(start, 1);
+  assert.ok(seen.length >= 8, `${seen.length} partial values`);
+  // The partial value while the string is open: what arrived, decoded.
+  assert.ok(seen.some((s) => typeof s.value.timezone === "string" && s.value.timezone.length > 0 && s.value.timezone !== "Europe/Paris"));
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(containedIn(seen[i - 1].value, seen[i].value), `step ${i}`);
+    assert.ok(seen[i].text.startsWith(seen[i - 1].text));
+  }
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].name, "get_time");
+  assert.deepEqual(seen.at(-1).value, JSON.parse(calls[0].arguments));
+  // Every partial value is what a parse of its text prefix shows.
+  for (const s of seen) {
+    const p = new PartialJson();
+    p.push(s.text);
+    assert.deepEqual(s.value, p.value);
+  }
+});
+
+test("the default agent's server-side tool call streams its arguments too, and nothing is run", async () => {
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=0" });
+  let ran = false;
+  client.tools.register("other_tool", null, () => { ran = true; });
+  const values = [];
+  const response = await client.stream(request("weather"), {
+    onToolArguments: (id, v) => values.push(JSON.stringify(v)),
+  }).response;
+  assert.equal(response.status, "completed");
+  assert.deepEqual(values, ['{}', '{"city":"Paris","unit":"celsius"}']);
+  assert.equal(ran, false, "get_weather was answered by the server itself");
+});
+
+test("the tool loop: get_time runs in the client, its output goes back in a new request, the agent answers with it", async () => {
+  const before = await getJson(`${server()}/stats`);
+  const client = toolsAgent();
+  const ran = [];
+  client.tools.register("get_time", GET_TIME_SCHEMA, async (args, ctx) => {
+    ran.push({ args, ctx: { callId: ctx.callId, toolName: ctx.toolName } });
+    return { time: "14:05", timezone: args.timezone };
+  }, { description: "The current time in a timezone." });
+  const events = [];
+  let text = "";
+  const stream = client.stream(request("What time is it in Paris?"), {
+    onToolCall: (c) => events.push(`call:${c.name}`),
+    onToolCheck: (c) => events.push(`check:${c.error ? "invalid" : "valid"}`),
+    onToolResult: (o) => events.push(`result:${o.type}`),
+    onToolRound: (round, next) => {
+      events.push(`round:${round}`);
+      // A new request holding the conversation: the question, the call, its output; tools offered.
+      assert.deepEqual(next.input.map((m) => m.type ?? "message"), ["message", "function_call", "function_call_output"]);
+      assert.equal(next.input[2].role, "tool");
+      assert.deepEqual(next.input[2].content[0].data, {
+        call_id: "call_get_time_1",
+        name: "get_time",
+        output: '{"time":"14:05","timezone":"Europe/Paris"}',
+      });
+      assert.deepEqual(next.tools.map((t) => [t.type, t.function.name, t.function.description]), [
+        ["function", "get_time", "The current time in a timezone."],
+      ]);
+    },
+    onTextDelta: (d) => (text += d),
+  });
+  const types = [];
+  for await (const u of stream) types.push(u.type);
+  const response = await stream.response;
+  assert.equal(response.status, "completed");
+  assert.equal(text, "It is 14:05 in Europe/Paris.");
+  assert.deepEqual(events, ["call:get_time", "check:valid", "result:result", "round:1"]);
+  assert.deepEqual(ran, [{
+    args: { timezone: "Europe/Paris", format: "HH:mm", reason: "The user asked for the time in Paris." },
+    ctx: { callId: "call_get_time_1", toolName: "get_time" },
+  }]);
+  // The iterator saw both rounds (two `done`s), the response is the last one.
+  assert.equal(types.filter((t) => t === "done").length, 2);
+  assert.equal(response.output.at(-1).content[0].text, "It is 14:05 in Europe/Paris.");
+  const after = await getJson(`${server()}/stats`);
+  assert.ok(after.started - before.started >= 2, "two POSTs");
+  // Queries cover every round.
+  assert.ok(stream.body(response.output[0].id));
+});
+
+test("validation errors go back with the exact wording; the agent retries, then gives up", async () => {
+  const client = toolsAgent();
+  let runs = 0;
+  client.tools.register("get_time", { ...GET_TIME_SCHEMA, required: ["timezone", "city"], properties: { ...GET_TIME_SCHEMA.properties, city: { type: "string" } } }, () => {
+    runs++;
+  });
+  const outcomes = [];
+  let text = "";
+  const response = await client.stream(request("What time is it?"), {
+    onToolResult: (o) => outcomes.push(o),
+    onTextDelta: (d) => (text += d),
+  }).response;
+  const wording = "Validation failed for tool 'get_time': Missing required argument 'city'.";
+  assert.equal(runs, 0, "an invalid call is not run");
+  assert.equal(outcomes.length, 3);
+  for (const o of outcomes) {
+    assert.equal(o.type, "error");
+    assert.equal(o.error.errorType, "VALIDATION");
+    assert.equal(o.error.message, wording);
+    assert.deepEqual(o.error.problems.map((p) => p.kind), ["missingArgument"]);
+  }
+  // The agent read the message the client sent (it quotes it back).
+  assert.ok(text.includes(`The call was refused: ${wording} I will try again.`), text);
+  assert.equal(response.output.at(-1).content[0].text, `I could not call get_time: ${wording}`);
+});
+
+test("a tool that throws sends an EXECUTION error", async () => {
+  const client = toolsAgent();
+  client.tools.register("get_time", GET_TIME_SCHEMA, async () => {
+    throw new Error("the clock is unavailable");
+  });
+  const outcomes = [];
+  const response = await client.stream(request("time?"), { onToolResult: (o) => outcomes.push(o) }).response;
+  assert.deepEqual(outcomes.map((o) => [o.type, o.error.errorType, o.error.message]), [
+    ["error", "EXECUTION", "Execution of tool 'get_time' failed: the clock is unavailable"],
+  ]);
+  assert.equal(
+    response.output.at(-1).content[0].text,
+    "get_time failed: Execution of tool 'get_time' failed: the clock is unavailable",
+  );
+});
+
+test("a result that is not JSON is an EXECUTION error; a string result is sent as it is", async () => {
+  const client = toolsAgent();
+  client.tools.register("get_time", GET_TIME_SCHEMA, () => ({ time: 10n }));
+  const outcomes = [];
+  await client.stream(request("time?"), { onToolResult: (o) => outcomes.push(o) }).response;
+  assert.equal(outcomes[0].error.errorType, "EXECUTION");
+  assert.match(outcomes[0].error.message, /^Execution of tool 'get_time' failed: its result cannot be converted to JSON/);
+
+  const plain = toolsAgent();
+  plain.tools.register("get_time", GET_TIME_SCHEMA, () => "a quarter past two");
+  const r = await plain.stream(request("time?")).response;
+  assert.equal(r.output.at(-1).content[0].text, "get_time says: a quarter past two");
+});
+
+test("maxToolRounds bounds the loop with a typed error", async () => {
+  const client = toolsAgent();
+  client.tools.register("get_time", { type: "object", required: ["city"] }, () => "never");
+  const errors = [];
+  const stream = client.stream(request("time?"), { onError: (e) => errors.push(e.code) }, { maxToolRounds: 2 });
+  await assert.rejects(stream.response, (e) => {
+    assert.ok(e instanceof ProtocolError);
+    assert.equal(e.code, "tool-rounds-exceeded");
+    assert.equal(e.details.maxToolRounds, 2);
+    assert.equal(e.details.pending[0].toolName, "get_time");
+    assert.equal(e.details.response.status, "completed");
+    return true;
+  });
+  assert.deepEqual(errors, ["tool-rounds-exceeded"]);
+  for (const bad of [-1, 1.5, NaN, "3"]) {
+    assert.throws(() => client.stream(request("time?"), {}, { maxToolRounds: bad }), (e) => e.code === "invalid-argument" && e.details.what === "options.maxToolRounds");
+  }
+});
+
+test("aborting while a tool runs rejects with aborted and runs no handler after", async () => {
+  const client = toolsAgent();
+  const controller = new AbortController();
+  let after = 0;
+  client.tools.register("get_time", GET_TIME_SCHEMA, async (_args, ctx) => {
+    assert.equal(ctx.signal, controller.signal);
+    controller.abort();
+    return "late";
+  });
+  const stream = client.stream(request("time?"), {
+    onToolResult: () => after++,
+    onToolRound: () => after++,
+  }, { signal: controller.signal });
+  await assert.rejects(stream.response, (e) => e instanceof ProtocolError && e.code === "aborted" && e.details.response !== undefined);
+  assert.equal(after, 0);
+});
+
+test("ClientTools: registration errors, definitions, shared between clients", () => {
+  const tools = new ClientTools();
+  assert.throws(() => tools.register("t", { type: "object", properties: { a: { minLength: -1 } } }, () => 1),
+    (e) => e instanceof ProtocolError && e.code === "invalid-schema" && e.details.pointer === "/properties/a/minLength");
+  assert.throws(() => tools.register("t", {}, "not a function"), (e) => e.code === "invalid-argument");
+  assert.equal(tools.size, 0);
+  const warnings = tools.register("t", { type: "object", properties: { a: { type: "string", pattern: "^x" } } }, () => 1);
+  assert.deepEqual(warnings.map((w) => [w.pointer, w.keyword]), [["/properties/a/pattern", "pattern"]]);
+  assert.deepEqual(tools.definitions().map((d) => d.name), ["t"]);
+  assert.throws(() => tools.registry.validateArguments("t", { a: 1 }),
+    (e) => e.message === "Validation failed for tool 't': Argument 'a' must be a string, got number 1.");
+  const client = new AgentClient({ baseUrl: server(), tools });
+  assert.equal(client.tools, tools);
+  assert.ok(tools.unregister("t"));
+  assert.equal(client.tools.size, 0);
+});
+
+test("the README's tools example runs against the reference server", async () => {
+  const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { execFileSync } = await import("node:child_process");
+  const { root, pkgDir } = await import("../helpers.mjs");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const m = readme.match(/<!-- readme-example: tools -->\s*```js\n([\s\S]*?)```/);
+  assert.ok(m, "README has the tools example");
+  const code = m[1]
+    .replace('from "agentwire"', `from ${JSON.stringify(join(pkgDir, "node/index.js"))}`)
+    .replaceAll("http://127.0.0.1:8787", server());
+  const dir = mkdtempSync(join(tmpdir(), "agentwire-readme-"));
+  try {
+    writeFileSync(join(dir, "example.mjs"), code);
+    const out = execFileSync("node", [join(dir, "example.mjs")]).toString();
+    assert.match(out, /^call_get_time_1 \{ timezone: 'Europe\/' \}$/m);
+    assert.match(out, /^sent back: result$/m);
+    assert.match(out, /^It is \d\d:\d\d:\d\d in Europe\/Paris\.$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,542 @@
+//! The client-side tool loop, minus running the tools: which calls of an agent's answer the client
+//! must answer, their arguments checked against a [`ToolRegistry`], and the next request carrying
+//! the outcomes back.
+//!
+//! One *round*: the client sends a request, the agent answers with tool calls, the client runs them
+//! (in JavaScript, the functions registered with `client.tools.register`) and sends their outcomes
+//! in a **new request** holding the conversation so far; the agent's answer to that request is the
+//! next round. Nothing is resent: each round is a request of its own.
+//!
+//! | dialect | a call | answered by | the next request |
+//! |---|---|---|---|
+//! | Agent API | a `data` content `{call_id, name, arguments}` of a `function_call` message | a `function_call_output` message (role `tool`) whose `data` is `{call_id, name, output}` | `POST /process` with `input` = the previous input, the response's `output` messages, then one `function_call_output` message per call |
+//! | AgentX | a `tool_call` part `{tool_call_id, tool_name, args}` | a `tool_result` part `{tool_call_id, result}` or a `tool_error` part `{tool_call_id, error_type, message}` | `POST /chat` with `messages` = the previous messages, the response's messages, then one `user` message carrying a result or error part per call |
+//!
+//! A call is *pending* when nothing in the same answer (or, for AgentX, the conversation) answers
+//! it yet: a server that runs a tool itself streams its output or result, and the client leaves
+//! that call alone.
+//!
+//! Agent API outputs are text (`FunctionCallOutput.output`): a result that is a JSON string is sent
+//! as that string, any other result as its JSON text, and a tool error as the JSON text
+//! `{"error_type": "VALIDATION", "message": "Validation failed for tool …"}` (the field names of
+//! AgentX's `tool_error` part). AgentX's `user` role for the results is agentwire's choice: the
+//! format's document has the agent's own framework run tools and defines no role for a client's
+//! results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ToolError, ToolErrorType, ToolRegistry};
+
+/// A pending call with its arguments checked: run the tool with [`arguments`](Self::arguments), or
+/// send [`error`](Self::error) back instead.
+///
+/// JSON (camelCase): `{"callId": "call_1", "toolName": "get_time", "arguments": {"timezone":
+/// "Europe/Paris"}}`, or with `"arguments": null` and `"error": {ToolError}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct CheckedToolCall {
+    /// The call's id (Agent API `call_id`, AgentX `tool_call_id`); results refer to it.
+    pub call_id: String,
+    /// The tool called.
+    pub tool_name: String,
+    /// The arguments, parsed and valid against the tool's schema (a JSON object); `null` when
+    /// [`error`](Self::error) is set.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+    pub arguments: Value,
+    /// Why the tool must not run: a `VALIDATION` error (unknown tool, arguments that are not JSON
+    /// or break the schema) to send back so the model can correct the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub error: Option<ToolError>,
+}
+
+impl CheckedToolCall {
+    fn new(call_id: &str, tool_name: &str, checked: Result<Value, ToolError>) -> Self {
+        let (arguments, error) = match checked {
+            Ok(v) => (v, None),
+            Err(e) => (Value::Null, Some(e)),
+        };
+        Self {
+            call_id: call_id.to_owned(),
+            tool_name: tool_name.to_owned(),
+            arguments,
+            error,
+        }
+    }
+
+    /// The outcome of a call that failed its check, `None` for a call to run.
+    pub fn failed(&self) -> Option<ToolOutcome> {
+        self.error.as_ref().map(|error| ToolOutcome::Error {
+            call_id: self.call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            error: error.clone(),
+        })
+    }
+}
+
+/// What one client-side call came to, to send back to the agent.
+///
+/// JSON (camelCase, tagged by `type`): `{"type": "result", "callId": "…", "toolName": "…",
+/// "value": <the tool's result>}` or `{"type": "error", "callId": "…", "toolName": "…", "error":
+/// {ToolError}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ToolOutcome {
+    /// The tool ran and returned `value`.
+    Result {
+        /// The call answered.
+        call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// What the tool returned (any JSON).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+        value: Value,
+    },
+    /// The call failed validation (`VALIDATION`, not run) or the tool threw (`EXECUTION`).
+    Error {
+        /// The call answered.
+        call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// The error, with the message the model reads.
+        error: ToolError,
+    },
+}
+
+impl ToolOutcome {
+    /// The call this answers.
+    pub fn call_id(&self) -> &str {
+        match self {
+            ToolOutcome::Result { call_id, .. } | ToolOutcome::Error { call_id, .. } => call_id,
+        }
+    }
+
+    /// The tool.
+    pub fn tool_name(&self) -> &str {
+        match self {
+            ToolOutcome::Result { tool_name, .. } | ToolOutcome::Error { tool_name, .. } => {
+                tool_name
+            }
+        }
+    }
+}
+
+fn error_type_name(t: ToolErrorType) -> &'static str {
+    match t {
+        ToolErrorType::Validation => "VALIDATION",
+        ToolErrorType::Execution => "EXECUTION",
+    }
+}
+
+#[cfg(feature = "agent-api")]
+mod agent_api {
+    use super::*;
+    use crate::dialect::agent_api::{
+        AgentRequest, AgentResponse, Content, FunctionCall, FunctionCallOutput, Message,
+        MessageType, Role, Tool,
+    };
+
+    /// The `function_call` contents of `response` that no `function_call_output` of the same
+    /// response answers (by `call_id`), in order: the calls the client must run.
+    pub fn pending_function_calls(response: &AgentResponse) -> Vec<FunctionCall> {
+        let answered: std::collections::HashSet<String> = response
+            .output
+            .iter()
+            .filter(|m| m.kind == MessageType::FunctionCallOutput)
+            .flat_map(|m| &m.content)
+            .filter_map(|c| c.function_call_output())
+            .map(|o| o.call_id)
+            .collect();
+        response
+            .output
+            .iter()
+            .filter(|m| m.kind == MessageType::FunctionCall)
+            .flat_map(|m| &m.content)
+            .filter_map(|c| c.function_call())
+            .filter(|call| !answered.contains(&call.call_id))
+            .collect()
+    }
+
+    /// [`pending_function_calls`] with each call's `arguments` text parsed and checked against
+    /// `registry` ([`ToolRegistry::validate_call`]).
+    pub fn check_function_calls(
+        registry: &ToolRegistry,
+        response: &AgentResponse,
+    ) -> Vec<CheckedToolCall> {
+        pending_function_calls(response)
+            .into_iter()
+            .map(|call| {
+                let checked = registry.validate_call(&call);
+                CheckedToolCall::new(&call.call_id, &call.name, checked)
+            })
+            .collect()
+    }
+
+    /// The `function_call_output` answering a call: a string result as is, another result as
+    /// JSON text, an error as the JSON text `{"error_type": …, "message": …}`.
+    pub fn function_call_output(outcome: &ToolOutcome) -> FunctionCallOutput {
+        let output = match outcome {
+            ToolOutcome::Result {
+                value: Value::String(s),
+                ..
+            } => s.clone(),
+            ToolOutcome::Result { value, .. } => serde_json::to_string(value).unwrap_or_default(),
+            ToolOutcome::Error { error, .. } => serde_json::json!({
+                "error_type": error_type_name(error.error_type),
+                "message": error.message,
+            })
+            .to_string(),
+        };
+        FunctionCallOutput {
+            call_id: outcome.call_id().to_owned(),
+            name: Some(outcome.tool_name().to_owned()),
+            output,
+        }
+    }
+
+    /// Adds the registry's tools to `request.tools` (Agent API `Tool {type: "function",
+    /// function: {name, description, parameters}}`), except names the request already offers.
+    pub fn offer_tools(request: &mut AgentRequest, registry: &ToolRegistry) {
+        if registry.is_empty() {
+            return;
+        }
+        let tools = request.tools.get_or_insert_with(Vec::new);
+        for definition in registry.definitions() {
+            if !tools.iter().any(|t| t.function.name == definition.name) {
+                tools.push(Tool::from(crate::dialect::agent_api::FunctionTool::from(
+                    definition.clone(),
+                )));
+            }
+        }
+    }
+
+    /// The next round's request: `request` (its tools and parameters kept) whose `input` is the
+    /// previous input, then every message of `response.output`, then one `function_call_output`
+    /// message per outcome, in order. A new request, not a resend: the agent reads the whole
+    /// conversation again.
+    pub fn continue_request(
+        request: &AgentRequest,
+        response: &AgentResponse,
+        outcomes: &[ToolOutcome],
+    ) -> AgentRequest {
+        let mut next = request.clone();
+        next.input.extend(response.output.iter().cloned());
+        for outcome in outcomes {
+            // As `RequestBuilder::function_call_output` writes it.
+            let data = serde_json::to_value(function_call_output(outcome)).unwrap_or_default();
+            next.input.push(Message {
+                kind: MessageType::FunctionCallOutput,
+                ..Message::new(Role::Tool, vec![Content::data(data)])
+            });
+        }
+        next
+    }
+}
+
+#[cfg(feature = "agent-api")]
+pub use agent_api::{
+    check_function_calls, continue_request, function_call_output, offer_tools,
+    pending_function_calls,
+};
+
+#[cfg(feature = "agentx")]
+mod agentx {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
+
+    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> HashSet<&'a str> {
+        messages
+            .flat_map(|m| &m.parts)
+            .filter_map(|p| match p {
+                Part::ToolResult(r) => Some(r.tool_call_id.as_str()),
+                Part::ToolError(e) => Some(e.tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The `tool_call` parts of `response` that no `tool_result` or `tool_error` part of
+    /// `conversation` or `response` answers (by `tool_call_id`), in order.
+    pub fn pending_tool_calls(conversation: &[Message], response: &[Message]) -> Vec<ToolCallPart> {
+        let done = answered(conversation.iter().chain(response));
+        response
+            .iter()
+            .flat_map(|m| &m.parts)
+            .filter_map(|p| match p {
+                Part::ToolCall(c) if !done.contains(c.tool_call_id.as_str()) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// [`pending_tool_calls`] with each call's `args` checked against `registry`.
+    pub fn check_tool_calls(
+        registry: &ToolRegistry,
+        conversation: &[Message],
+        response: &[Message],
+    ) -> Vec<CheckedToolCall> {
+        pending_tool_calls(conversation, response)
+            .into_iter()
+            .map(|call| {
+                let args = Value::Object(call.args);
+                let checked = registry
+                    .validate_arguments(&call.tool_name, &args)
+                    .map(|()| args);
+                CheckedToolCall::new(&call.tool_call_id, &call.tool_name, checked)
+            })
+            .collect()
+    }
+
+    /// The part answering a call: `tool_result {tool_call_id, result}` or `tool_error
+    /// {tool_call_id, error_type, message}`.
+    pub fn outcome_part(outcome: &ToolOutcome) -> Part {
+        match outcome {
+            ToolOutcome::Result { call_id, value, .. } => Part::tool_result(call_id, value.clone()),
+            ToolOutcome::Error { call_id, error, .. } => {
+                let kind = match error.error_type {
+                    ToolErrorType::Validation => x::ToolErrorType::Validation,
+                    ToolErrorType::Execution => x::ToolErrorType::Execution,
+                };
+                Part::tool_error(call_id, kind, &error.message)
+            }
+        }
+    }
+
+    /// The next round's request: `request` (its unknown fields kept) whose `messages` are the
+    /// previous messages, then `response`, then one `user` message (a new id) with a result or
+    /// error part per outcome, in order.
+    pub fn continue_chat(
+        request: &ChatRequest,
+        response: &[Message],
+        outcomes: &[ToolOutcome],
+    ) -> ChatRequest {
+        let mut next = request.clone();
+        next.messages.extend(response.iter().cloned());
+        if !outcomes.is_empty() {
+            let parts = outcomes.iter().map(outcome_part).collect();
+            next.messages.push(Message::new(Role::User, parts));
+        }
+        next
+    }
+}
+
+#[cfg(feature = "agentx")]
+pub use agentx::{check_tool_calls, continue_chat, outcome_part, pending_tool_calls};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::ToolDefinition;
+    use serde_json::json;
+
+    fn registry() -> ToolRegistry {
+        let mut r = ToolRegistry::new();
+        r.register(ToolDefinition {
+            name: "get_time".into(),
+            description: "The time in a timezone.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"timezone": {"type": "string"}},
+                "required": ["timezone"],
+                "additionalProperties": false,
+            }),
+        })
+        .unwrap();
+        r
+    }
+
+    #[test]
+    fn outcomes_serialize_tagged_and_camel_case() {
+        let o = ToolOutcome::Result {
+            call_id: "c".into(),
+            tool_name: "t".into(),
+            value: json!({"a": 1}),
+        };
+        assert_eq!(
+            serde_json::to_value(&o).unwrap(),
+            json!({"type": "result", "callId": "c", "toolName": "t", "value": {"a": 1}})
+        );
+        let back: ToolOutcome = serde_json::from_value(serde_json::to_value(&o).unwrap()).unwrap();
+        assert_eq!(back, o);
+    }
+
+    #[cfg(feature = "agent-api")]
+    #[test]
+    fn agent_api_round() {
+        use crate::dialect::agent_api::{
+            AgentRequest, AgentResponse, Content, Message, MessageType, RequestBuilder, Role,
+            RunStatus,
+        };
+        let call = |id: &str, name: &str, args: &str| Message {
+            kind: MessageType::FunctionCall,
+            ..Message::new(
+                Role::Assistant,
+                vec![Content::data(
+                    json!({"call_id": id, "name": name, "arguments": args}),
+                )],
+            )
+        };
+        let output = |id: &str| Message {
+            kind: MessageType::FunctionCallOutput,
+            ..Message::new(
+                Role::Tool,
+                vec![Content::data(json!({"call_id": id, "output": "21"}))],
+            )
+        };
+        let response = AgentResponse {
+            status: RunStatus::Completed,
+            output: vec![
+                call("server", "get_weather", "{}"),
+                output("server"),
+                call("c1", "get_time", r#"{"timezone": "Europe/Paris"}"#),
+                call("c2", "get_time", r#"{"tz": 1}"#),
+                call("c3", "nope", "{}"),
+                call("c4", "get_time", r#"{"timezone": "#),
+            ],
+            ..AgentResponse::default()
+        };
+        let pending = pending_function_calls(&response);
+        let ids: Vec<&str> = pending.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3", "c4"]);
+
+        let checked = check_function_calls(&registry(), &response);
+        assert_eq!(checked[0].arguments, json!({"timezone": "Europe/Paris"}));
+        assert_eq!(checked[0].error, None);
+        let messages: Vec<String> = checked[1..]
+            .iter()
+            .map(|c| c.error.as_ref().unwrap().message.clone())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "Validation failed for tool 'get_time': Missing required argument 'timezone'. \
+                 Unknown argument 'tz'; expected one of: timezone.",
+                "Unknown tool 'nope'; available tools: get_time.",
+                "Validation failed for tool 'get_time': Arguments are not valid JSON: EOF while \
+                 parsing a value at line 1 column 12.",
+            ]
+        );
+        assert!(checked[1..].iter().all(|c| c.arguments.is_null()));
+
+        let mut request: AgentRequest = RequestBuilder::new()
+            .text(Role::User, "What time is it?")
+            .build()
+            .unwrap();
+        offer_tools(&mut request, &registry());
+        offer_tools(&mut request, &registry());
+        let tools = request.tools.clone().unwrap();
+        assert_eq!(tools.len(), 1, "offered once");
+        assert_eq!(tools[0].kind, "function");
+        assert_eq!(tools[0].function.name, "get_time");
+
+        let outcomes = [
+            ToolOutcome::Result {
+                call_id: "c1".into(),
+                tool_name: "get_time".into(),
+                value: json!({"time": "14:05"}),
+            },
+            checked[1].failed().unwrap(),
+            ToolOutcome::Result {
+                call_id: "c5".into(),
+                tool_name: "t".into(),
+                value: json!("plain text"),
+            },
+        ];
+        let next = continue_request(&request, &response, &outcomes);
+        assert_eq!(next.tools, request.tools);
+        assert_eq!(next.input.len(), 1 + 6 + 3);
+        assert_eq!(&next.input[1..7], response.output.as_slice());
+        let outs: Vec<Value> = next.input[7..]
+            .iter()
+            .map(|m| {
+                assert_eq!(m.kind, MessageType::FunctionCallOutput);
+                assert_eq!(m.role, Some(Role::Tool));
+                m.content[0].data.clone().unwrap()
+            })
+            .collect();
+        assert_eq!(
+            outs[0],
+            json!({"call_id": "c1", "name": "get_time", "output": "{\"time\":\"14:05\"}"})
+        );
+        let error: Value = serde_json::from_str(outs[1]["output"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            error,
+            json!({"error_type": "VALIDATION", "message": messages[0]})
+        );
+        assert_eq!(outs[2]["output"], "plain text");
+    }
+
+    #[cfg(feature = "agentx")]
+    #[test]
+    fn agentx_round() {
+        use crate::dialect::agentx::{ChatRequest, Message, Part, Role, ToolErrorType as X};
+        let call = |id: &str, args: Value| {
+            let mut c = crate::dialect::agentx::ToolCallPart::new(
+                "get_time",
+                args.as_object().cloned().unwrap_or_default(),
+            );
+            c.tool_call_id = id.into();
+            Part::ToolCall(c)
+        };
+        let conversation = vec![Message::user_text("What time is it?")];
+        let response = vec![Message::new(
+            Role::Assistant,
+            vec![
+                Part::text("Let me look."),
+                call("tc_a", json!({"timezone": "UTC"})),
+                call("tc_b", json!({})),
+                call("tc_server", json!({"timezone": "UTC"})),
+                Part::tool_result("tc_server", json!("12:00")),
+            ],
+        )];
+        let checked = check_tool_calls(&registry(), &conversation, &response);
+        let ids: Vec<&str> = checked.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["tc_a", "tc_b"]);
+        assert_eq!(checked[0].arguments, json!({"timezone": "UTC"}));
+        assert_eq!(
+            checked[1].error.as_ref().unwrap().message,
+            "Validation failed for tool 'get_time': Missing required argument 'timezone'."
+        );
+        let outcomes = [
+            ToolOutcome::Result {
+                call_id: "tc_a".into(),
+                tool_name: "get_time".into(),
+                value: json!({"time": "12:00"}),
+            },
+            checked[1].failed().unwrap(),
+        ];
+        let request = ChatRequest::new(conversation.clone());
+        let next = continue_chat(&request, &response, &outcomes);
+        assert_eq!(next.messages.len(), 3);
+        let answer = &next.messages[2];
+        assert_eq!(answer.role, Role::User);
+        assert!(answer
+            .id
+            .as_deref()
+            .is_some_and(crate::dialect::agentx::is_message_id));
+        assert_eq!(
+            answer.parts[0],
+            Part::tool_result("tc_a", json!({"time": "12:00"}))
+        );
+        assert_eq!(
+            answer.parts[1],
+            Part::tool_error(
+                "tc_b",
+                X::Validation,
+                "Validation failed for tool 'get_time': Missing required argument 'timezone'."
+            )
+        );
+        // Answered now: nothing is pending in the new conversation.
+        assert!(pending_tool_calls(&next.messages, &[]).is_empty());
+        assert!(pending_tool_calls(&next.messages[..2], &next.messages[1..2]).len() == 2);
+    }
+}

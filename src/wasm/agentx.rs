@@ -1,0 +1,483 @@
+//! The AgentX dialect for JavaScript: the stream decoder and `AgentxClient`, which POSTs a
+//! `ChatRequest` to `/chat` with `fetch` and reads the `text/event-stream` of message packets as it
+//! arrives (one packet's JSON per SSE event, as the Rust `dialect::agentx` module documents).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use serde::Deserialize;
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use web_sys::{
+    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
+    Response,
+};
+
+use super::client::{content_type, describe, text_of};
+use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
+use super::error::{invalid_argument, js_error, js_error_with};
+use crate::body::Body;
+use crate::dialect::agentx::{
+    AgentxError, AgentxStream, AssemblerOptions, ChatRequest, StreamStatus,
+};
+use crate::sse::SseOptions;
+use crate::transport::TransportError;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(input: &Request) -> Promise;
+
+    /// `(updates: AgentxStreamUpdate[]) => void`, called once per network chunk.
+    #[wasm_bindgen(typescript_type = "(updates: AgentxStreamUpdate[]) => void")]
+    pub type AgentxUpdateSink;
+
+    /// Per-chat options.
+    #[wasm_bindgen(
+        typescript_type = "{ signal?: AbortSignal; batch?: boolean; maxEventSize?: number }"
+    )]
+    pub type AgentxChatCallOptions;
+
+    /// Client options, with an optional custom `fetch`.
+    #[wasm_bindgen(
+        typescript_type = "AgentxClientConfig & { fetch?: (input: Request) => Promise<Response> }"
+    )]
+    pub type AgentxClientOptions;
+}
+
+/// Options of an AgentX stream decoder.
+#[derive(Deserialize, Tsify, Default, Clone, Copy)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AgentxStreamOptions {
+    /// Batched delivery: consecutive text deltas of one part within a chunk are merged into one
+    /// update (default `false`: one update per packet).
+    #[tsify(optional)]
+    pub batch: Option<bool>,
+    /// Largest SSE event (one packet) in bytes (default 16 MiB).
+    #[tsify(optional)]
+    pub max_event_size: Option<usize>,
+}
+
+impl AgentxStreamOptions {
+    fn assembler(self) -> AssemblerOptions {
+        let mut sse = SseOptions::default();
+        if let Some(m) = self.max_event_size {
+            sse.max_event_size = m;
+        }
+        AssemblerOptions {
+            coalesce: self.batch.unwrap_or(false),
+            sse,
+        }
+    }
+}
+
+/// Decodes an AgentX `text/event-stream` (one message packet per event) and assembles the logical
+/// messages: feed it the bytes as they arrive, get the updates each chunk completed. Transport
+/// independent (`AgentxClient` uses it over `fetch`).
+#[wasm_bindgen(js_name = AgentxStreamDecoder)]
+pub struct JsAgentxStreamDecoder {
+    stream: AgentxStream,
+    json: String,
+}
+
+impl JsAgentxStreamDecoder {
+    fn with_options(options: AgentxStreamOptions) -> Self {
+        Self {
+            stream: AgentxStream::new(options.assembler()),
+            json: String::new(),
+        }
+    }
+
+    /// The pending updates as a JS array (one `JSON.parse`).
+    fn drain(&mut self) -> Result<JsValue, JsValue> {
+        self.json.clear();
+        self.stream
+            .assembler_mut()
+            .drain_updates_json(&mut self.json);
+        parse_json(&self.json)
+    }
+}
+
+#[wasm_bindgen(js_class = AgentxStreamDecoder)]
+impl JsAgentxStreamDecoder {
+    /// A decoder. `options.batch` merges text deltas per part within each chunk;
+    /// `options.maxEventSize` bounds one packet, in bytes.
+    ///
+    /// # Errors
+    /// `invalid-argument` if `options` has the wrong shape.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<Ts<AgentxStreamOptions>>) -> Result<JsAgentxStreamDecoder, JsValue> {
+        let options = match options {
+            Some(o) => from_ts(&o, "options")?,
+            None => AgentxStreamOptions::default(),
+        };
+        Ok(Self::with_options(options))
+    }
+
+    /// Decodes and applies the next chunk; returns the updates it produced.
+    #[wasm_bindgen(unchecked_return_type = "AgentxStreamUpdate[]")]
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        self.stream.feed(bytes);
+        self.drain()
+    }
+
+    /// The connection closed: ends the stream (`complete`, or `incomplete` with an error issue if
+    /// it closed inside an SSE event). Returns the last updates, ending with `done`.
+    #[wasm_bindgen(unchecked_return_type = "AgentxStreamUpdate[]")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        self.stream.finish();
+        self.drain()
+    }
+
+    /// The transport failed (`reason`): ends the stream `incomplete`, keeping what arrived.
+    #[wasm_bindgen(js_name = finishInterrupted, unchecked_return_type = "AgentxStreamUpdate[]")]
+    pub fn finish_interrupted(&mut self, reason: &str) -> Result<JsValue, JsValue> {
+        self.stream.finish_interrupted(reason);
+        self.drain()
+    }
+
+    /// The logical messages assembled so far, in the order their first packets arrived.
+    #[wasm_bindgen(unchecked_return_type = "AgentxMessage[]")]
+    pub fn messages(&self) -> Result<JsValue, JsValue> {
+        to_js(self.stream.messages())
+    }
+
+    /// Message `index` (0-based, stream order) as a body (its last part `streaming` while the
+    /// stream runs), or `undefined`.
+    pub fn body(&self, index: u32) -> Result<Option<Ts<Body>>, JsValue> {
+        self.stream
+            .body(index as usize)
+            .as_ref()
+            .map(to_ts)
+            .transpose()
+    }
+
+    /// `streaming`, `complete` or `incomplete`.
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Result<Ts<StreamStatus>, JsValue> {
+        to_ts(&self.stream.status())
+    }
+}
+
+/// Client configuration (the JSON part of the client options).
+#[derive(Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentxClientConfig {
+    /// Base URL of the agent server, e.g. `http://127.0.0.1:8787`.
+    pub base_url: String,
+    /// Path of the endpoint, default `/chat`.
+    #[tsify(optional)]
+    pub endpoint: Option<String>,
+    /// Extra request headers.
+    #[tsify(optional)]
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
+    #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
+    pub credentials: Option<String>,
+}
+
+/// An AgentX client over `fetch`: `POST /chat` with the conversation, a stream of message packets
+/// back.
+#[wasm_bindgen(js_name = AgentxClient)]
+pub struct JsAgentxClient {
+    url: String,
+    headers: BTreeMap<String, String>,
+    credentials: Option<RequestCredentials>,
+    fetch: Option<Function>,
+}
+
+#[wasm_bindgen(js_class = AgentxClient)]
+impl JsAgentxClient {
+    /// A client for `options.baseUrl` + `options.endpoint` (default `/chat`).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `options` has the wrong shape.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: AgentxClientOptions) -> Result<JsAgentxClient, JsValue> {
+        let options: JsValue = options.into();
+        let config: AgentxClientConfig = from_js(&options, "options")?;
+        let fetch = Reflect::get(&options, &"fetch".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        let credentials = match config.credentials.as_deref() {
+            None => None,
+            Some("omit") => Some(RequestCredentials::Omit),
+            Some("same-origin") => Some(RequestCredentials::SameOrigin),
+            Some("include") => Some(RequestCredentials::Include),
+            Some(other) => {
+                return Err(invalid_argument(
+                    "options.credentials",
+                    &format!("`{other}` is not omit, same-origin or include"),
+                ))
+            }
+        };
+        let endpoint = config
+            .endpoint
+            .unwrap_or_else(|| ChatRequest::PATH.to_owned());
+        Ok(Self {
+            url: format!("{}{}", config.base_url.trim_end_matches('/'), endpoint),
+            headers: config.headers.unwrap_or_default(),
+            credentials,
+            fetch,
+        })
+    }
+
+    /// The URL requests go to.
+    #[wasm_bindgen(getter)]
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// POSTs `request` (`{messages: [...]}`) and streams the answer: `sink` receives the updates of
+    /// each network chunk (ending with `done`). The handle's `messages` resolves with the answer's
+    /// logical messages when the connection closes on an event boundary.
+    ///
+    /// # Errors
+    /// `invalid-argument` synchronously for a request of the wrong shape. `messages` rejects with a
+    /// `ProtocolError`: `http-status` (with the body text), `not-event-stream`, `network-error`
+    /// (the connection broke), `stream-incomplete` (it closed inside an SSE event), `aborted` (the
+    /// signal fired; no callback runs after it). Except for the first two, `details.messages`
+    /// holds every message received. An exception thrown by `sink` cancels the stream and rejects
+    /// with that exception.
+    pub fn chat(
+        &self,
+        request: Ts<ChatRequest>,
+        sink: AgentxUpdateSink,
+        options: Option<AgentxChatCallOptions>,
+    ) -> Result<JsAgentxChatHandle, JsValue> {
+        let request: ChatRequest = from_ts(&request, "request")?;
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let (signal, stream_options) = if options.is_object() {
+            let signal = Reflect::get(&options, &"signal".into())
+                .ok()
+                .and_then(|s| s.dyn_into::<AbortSignal>().ok());
+            (signal, from_js(&options, "options")?)
+        } else {
+            (None, AgentxStreamOptions::default())
+        };
+        let sink: Function = JsValue::from(sink)
+            .dyn_into()
+            .map_err(|_| invalid_argument("sink", "it is not a function"))?;
+        let decoder = Rc::new(RefCell::new(JsAgentxStreamDecoder::with_options(
+            stream_options,
+        )));
+        let call = Call {
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            credentials: self.credentials,
+            fetch: self.fetch.clone(),
+            body: request.to_json(),
+            signal,
+            sink,
+            decoder: Rc::clone(&decoder),
+        };
+        Ok(JsAgentxChatHandle {
+            decoder,
+            messages: future_to_promise(call.run()),
+        })
+    }
+}
+
+/// One `POST /chat`: its outcome, and queries on what has arrived so far.
+#[wasm_bindgen(js_name = AgentxChatHandle)]
+pub struct JsAgentxChatHandle {
+    decoder: Rc<RefCell<JsAgentxStreamDecoder>>,
+    messages: Promise,
+}
+
+#[wasm_bindgen(js_class = AgentxChatHandle)]
+impl JsAgentxChatHandle {
+    /// Resolves with the answer's logical messages (see `AgentxClient.chat` for how it rejects).
+    #[wasm_bindgen(getter, unchecked_return_type = "Promise<AgentxMessage[]>")]
+    pub fn messages(&self) -> Promise {
+        self.messages.clone()
+    }
+
+    /// The messages assembled so far.
+    #[wasm_bindgen(unchecked_return_type = "AgentxMessage[]")]
+    pub fn snapshot(&self) -> Result<JsValue, JsValue> {
+        self.decoder.borrow().messages()
+    }
+
+    /// Message `index` of the answer as a body, as it is now, or `undefined`.
+    pub fn body(&self, index: u32) -> Result<Option<Ts<Body>>, JsValue> {
+        self.decoder.borrow().body(index)
+    }
+
+    /// `streaming`, `complete` or `incomplete`.
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Result<Ts<StreamStatus>, JsValue> {
+        self.decoder.borrow().status()
+    }
+}
+
+struct Call {
+    url: String,
+    headers: BTreeMap<String, String>,
+    credentials: Option<RequestCredentials>,
+    fetch: Option<Function>,
+    body: String,
+    signal: Option<AbortSignal>,
+    sink: Function,
+    decoder: Rc<RefCell<JsAgentxStreamDecoder>>,
+}
+
+impl Call {
+    fn aborted(&self) -> bool {
+        self.signal.as_ref().is_some_and(AbortSignal::aborted)
+    }
+
+    async fn run(mut self) -> Result<JsValue, JsValue> {
+        let response = self.send().await?;
+        let reader: ReadableStreamDefaultReader = match response.body() {
+            Some(body) => body.get_reader().unchecked_into(),
+            None => {
+                return Err(js_error(&TransportError::NotEventStream {
+                    content_type: content_type(&response),
+                    body: String::new(),
+                }))
+            }
+        };
+        let mut buf = Vec::new();
+        loop {
+            let chunk = match JsFuture::from(reader.read()).await {
+                Ok(chunk) => chunk,
+                Err(e) => return Err(self.broken(e)),
+            };
+            if self.aborted() {
+                return Err(self.abort());
+            }
+            if Reflect::get(&chunk, &"done".into())
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true)
+            {
+                break;
+            }
+            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
+                continue;
+            };
+            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
+                continue;
+            };
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
+            self.decoder.borrow_mut().stream.feed(&buf);
+            if let Err(e) = self.deliver() {
+                let _ = reader.cancel();
+                return Err(e);
+            }
+        }
+        self.decoder.borrow_mut().stream.finish();
+        self.deliver()?;
+        let decoder = self.decoder.borrow();
+        let messages = decoder.messages()?;
+        if decoder.stream.status() == StreamStatus::Complete {
+            Ok(messages)
+        } else {
+            let error = AgentxError::StreamIncomplete {
+                reason: "the stream ended inside an SSE event".to_owned(),
+                packets: decoder.stream.assembler().packets(),
+            };
+            Err(js_error_with(&error, "messages", &messages))
+        }
+    }
+
+    /// Sends the request; checks the status and the content type.
+    async fn send(&self) -> Result<Response, JsValue> {
+        let headers = Headers::new()?;
+        headers.set("content-type", "application/json")?;
+        headers.set("accept", "text/event-stream")?;
+        for (k, v) in &self.headers {
+            headers.set(k, v)?;
+        }
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(&self.body));
+        if let Some(c) = self.credentials {
+            init.set_credentials(c);
+        }
+        if let Some(s) = &self.signal {
+            init.set_signal(Some(s));
+        }
+        let request = Request::new_with_str_and_init(&self.url, &init)?;
+        let promise: Promise = match &self.fetch {
+            Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
+            None => global_fetch(&request),
+        };
+        let response: Response = match JsFuture::from(promise).await {
+            Ok(r) => r.unchecked_into(),
+            Err(_) if self.aborted() => return Err(js_error(&TransportError::Aborted)),
+            Err(e) => {
+                return Err(js_error(&TransportError::Network {
+                    reason: describe(&e),
+                }))
+            }
+        };
+        let ct = content_type(&response);
+        if !response.ok() {
+            return Err(js_error(&TransportError::HttpStatus {
+                status: response.status(),
+                body: text_of(&response).await,
+            }));
+        }
+        let media = ct.split(';').next().unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case("text/event-stream") {
+            return Err(js_error(&TransportError::NotEventStream {
+                content_type: ct,
+                body: text_of(&response).await,
+            }));
+        }
+        Ok(response)
+    }
+
+    /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so
+    /// handlers may query the handle).
+    fn deliver(&mut self) -> Result<(), JsValue> {
+        let updates = {
+            let mut decoder = self.decoder.borrow_mut();
+            if !decoder.stream.assembler().has_updates() || self.aborted() {
+                return Ok(());
+            }
+            decoder.drain()?
+        };
+        self.sink.call1(&JsValue::NULL, &updates)?;
+        Ok(())
+    }
+
+    /// The connection broke (or was aborted) while reading: keep what arrived.
+    fn broken(&mut self, e: JsValue) -> JsValue {
+        if self.aborted() {
+            return self.abort();
+        }
+        let reason = describe(&e);
+        self.decoder.borrow_mut().stream.finish_interrupted(&reason);
+        let _ = self.deliver();
+        let partial = self.decoder.borrow().messages().unwrap_or(JsValue::NULL);
+        js_error_with(&TransportError::Network { reason }, "messages", &partial)
+    }
+
+    /// The user aborted: no more callbacks; the stream ends `incomplete`.
+    fn abort(&mut self) -> JsValue {
+        let mut decoder = self.decoder.borrow_mut();
+        decoder.stream.finish_interrupted("aborted");
+        // Nothing is delivered after an abort.
+        let _ = decoder.stream.drain_updates();
+        let partial = decoder.messages().unwrap_or(JsValue::NULL);
+        js_error_with(&TransportError::Aborted, "messages", &partial)
+    }
+}
+
+/// A new AgentX user message with one text part and a new id (`msg_` and 32 random hex digits).
+///
+/// # Errors
+/// Only if the message cannot be converted (never in practice).
+#[wasm_bindgen(js_name = agentxUserText)]
+pub fn agentx_user_text(text: &str) -> Result<Ts<crate::dialect::agentx::Message>, JsValue> {
+    to_ts(&crate::dialect::agentx::Message::user_text(text))
+}
