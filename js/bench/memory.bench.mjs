@@ -28,9 +28,14 @@ async function bigStream(ctx, name, options) {
   let updates = 0;
   let next = 10e6;
   const curve = [];
+  const jumps = [];
   for await (const chunk of ctx.readChunks("corpus-100mb.sse")) {
+    const before = memory.buffer.byteLength;
     updates += decoder.feed(chunk).length; // drained each chunk (empty with updates: false)
     bytes += chunk.length;
+    // A chunk that grew the memory by 2 MiB or more: where (MB of input) and by how much.
+    const grew = memory.buffer.byteLength - before;
+    if (grew >= 2 * MB) jumps.push(`${(bytes / 1e6).toFixed(1)}:+${mb(grew)}`);
     if (bytes >= next) {
       curve.push(`${Math.round(bytes / 1e6)}:${mb(memory.buffer.byteLength)}`);
       next += 10e6;
@@ -45,16 +50,17 @@ async function bigStream(ctx, name, options) {
   const messagesJson = response.output.reduce((s, m) => s + JSON.stringify(m).length, 0);
   const largest = Math.max(...response.output.map((m) => JSON.stringify(m).length));
   ctx.log(name, {
-    streamMB: mb(bytes),
+    streamMiB: mb(bytes),
     messages: response.output.length,
     updates,
-    wasmInitialMB: mb(initial),
-    wasmWhileStreamingMB: mb(streaming),
-    wasmAfterFinishMB: mb(finished),
-    wasmAfterResponseMB: mb(afterResponse),
-    assembledMessagesJsonMB: mb(messagesJson),
-    largestMessageJsonKB: Number((largest / 1024).toFixed(1)),
-    curve: curve.join(" "),
+    wasmInitialMiB: mb(initial),
+    wasmWhileStreamingMiB: mb(streaming),
+    wasmAfterFinishMiB: mb(finished),
+    wasmAfterResponseMiB: mb(afterResponse),
+    assembledMessagesJsonMiB: mb(messagesJson),
+    largestMessageJsonKiB: Number((largest / 1024).toFixed(1)),
+    curve: curve.join(" "), // MB of input : MiB of wasm memory
+    jumps: jumps.join(" ") || "none",
   });
 }
 
@@ -136,18 +142,18 @@ async function manyStreams(ctx, name, make, { free, gcEvery, instance }) {
   const at = (n) => samples.find((s) => s.i === n);
   ctx.log(name, {
     smallResponseBytes: ctx.small.length,
-    wasmStartMB: mb(base.wasm),
-    wasmAt1000MB: mb(at(1000).wasm),
-    wasmAt10000MB: mb(at(10000).wasm),
-    wasmAfterGcMB: mb(end.wasm),
-    wasmAfter2000MoreMB: mb(more.wasm),
-    heapStartMB: mb(base.heap),
-    heapAt1000MB: mb(at(1000).heap),
-    heapAt10000MB: mb(at(10000).heap),
-    heapAfterGcMB: mb(end.heap),
+    wasmStartMiB: mb(base.wasm),
+    wasmAt1000MiB: mb(at(1000).wasm),
+    wasmAt10000MiB: mb(at(10000).wasm),
+    wasmAfterGcMiB: mb(end.wasm),
+    wasmAfter2000MoreMiB: mb(more.wasm),
+    heapStartMiB: mb(base.heap),
+    heapAt1000MiB: mb(at(1000).heap),
+    heapAt10000MiB: mb(at(10000).heap),
+    heapAfterGcMiB: mb(end.heap),
     externrefTable: table ? `${base.table}→${end.table}→${more.table}` : "n/a",
-    wasmCurveMB: samples.map((s) => mb(s.wasm)).join(" "),
-    heapCurveMB: samples.map((s) => mb(s.heap)).join(" "),
+    wasmCurveMiB: samples.map((s) => mb(s.wasm)).join(" "),
+    heapCurveMiB: samples.map((s) => mb(s.heap)).join(" "),
   });
 }
 

@@ -13,7 +13,7 @@ import { agentwireVariants } from "./stream.bench.mjs";
 
 const variant = process.argv[2] ?? "per-event";
 const runs = Number(process.argv[3] ?? 10);
-const options = agentwireVariants[`agentwire ${variant}`];
+const options = agentwireVariants[{ "per-event": "agentwire per-event", batch: "agentwire batch", "final-only": "agentwire final only" }[variant]];
 if (!options) throw new Error(`unknown variant ${variant}: per-event, batch or final-only`);
 
 const dir = join(benchDir, "named");
@@ -59,8 +59,8 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 const nameOf = (f) => f.functionName || (f.url ? `(anonymous ${f.url.split("/").pop()}:${f.lineNumber + 1})` : "(anonymous)");
 
 const FRAME_STAGES = [
-  ["update JSON text in Rust (drain_updates_json)", /drain_updates_json|JsAgentStreamDecoder::drain/],
-  ["response() JSON text in Rust (to_ts)", /convert::to_ts|convert::to_js|agentstreamdecoder_response/],
+  ["JSON text of the updates and response() in Rust (drain_updates_json, to_ts, Serialize impls)",
+    /drain_updates_json|JsAgentStreamDecoder::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
   ["event JSON parsing (serde_json into RawEvent)", /RawEvent|serde_json::de::|CowStr/],
   ["assembly (Assembler)", /agentwire::dialect::agent_api::(assemble|model)/],
   ["SSE decoding (SseDecoder)", /agentwire::sse::|SseDecoder/],

@@ -73,6 +73,8 @@ export async function run({ agentwire, log, anchors, corpus, runs }) {
     };
     if (name.startsWith("agentwire")) {
       row.ratios = Object.fromEntries(anchorNames.map((a) => [a, results[a].medianMs / r.medianMs]));
+      // On a busy machine the fastest run is the least disturbed one: the ratio of minimums.
+      row.minRatios = Object.fromEntries(anchorNames.map((a) => [a, results[a].minMs / r.minMs]));
     }
     log(name, row);
   }

@@ -39,7 +39,7 @@ function build(name, v, say) {
   return dir;
 }
 
-/** Builds the variants and times them in a child process (timing.mjs mode of this file). */
+/** Builds the variants and times them, with the anchors, in a child process (this file's second mode). */
 export function runVariants(say) {
   const dirs = { "opt-level z (shipped, pkg/web)": join(root, "pkg/web") };
   for (const [name, v] of Object.entries(VARIANTS)) dirs[name] = build(name, v, say);
@@ -56,10 +56,11 @@ if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
   const { timeInterleaved, mbPerSec } = await import("./harness.mjs");
   const { agentwireVariants } = await import("./stream.bench.mjs");
   const dirs = JSON.parse(process.argv[2]);
-  const { splitChunks } = await import(pathToFileURL(join(benchDir, "anchors.mjs")).href);
+  const { splitChunks, pipelines } = await import(pathToFileURL(join(benchDir, "anchors.mjs")).href);
   const bytes = new Uint8Array(readFileSync(join(benchDir, "corpus.sse")));
   const chunks = splitChunks(bytes);
   const contestants = {};
+  for (const [name, pipeline] of Object.entries(pipelines)) contestants[`${name} | anchor`] = () => pipeline(chunks);
   const sizes = {};
   let n = 0;
   for (const [name, dir] of Object.entries(dirs)) {
@@ -81,9 +82,11 @@ if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
     }
   }
   const times = await timeInterleaved(contestants, { runs: Number(process.env.AGENTWIRE_BENCH_RUNS || 5) });
+  const anchors = Object.keys(pipelines);
   const rows = Object.entries(times).map(([k, t]) => {
     const [variant, mode] = k.split(" | ");
-    return { variant, mode, medianMs: t.medianMs, mbPerSec: mbPerSec(bytes.length, t.medianMs), wasm: sizes[variant].wasm, glue: sizes[variant].glue };
+    const ratios = mode === "anchor" ? undefined : Object.fromEntries(anchors.map((a) => [a, times[`${a} | anchor`].medianMs / t.medianMs]));
+    return { variant, mode, medianMs: t.medianMs, mbPerSec: mbPerSec(bytes.length, t.medianMs), wasm: sizes[variant]?.wasm, glue: sizes[variant]?.glue, ratios };
   });
   process.stdout.write(JSON.stringify(rows));
 }
