@@ -290,6 +290,7 @@ summary();
 if (groups.includes("sizes")) printSizes();
 if (groups.includes("profile")) {
   console.log("\nV8 CPU profile of AgentStreamDecoder in Node (js/bench/profile.mjs, the named wasm):");
+  if (!existsSync(join(benchDir, "named/agentwire_opt_named.wasm"))) twiggyReport(); // writes it
   results.profile = {};
   for (const v of ["per-event", "batch", "final-only"]) {
     const out = await new Promise((resolve) => {
