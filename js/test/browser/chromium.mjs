@@ -6,7 +6,8 @@ export function chromiumPath() {
   return process.env.CHROMIUM ?? execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
 }
 
-export async function launch() {
+/** `extraArgs`: more Chromium switches (the bench adds --js-flags=--expose-gc). */
+export async function launch(extraArgs = []) {
   return chromium.launch({
     executablePath: chromiumPath(),
     args: [
@@ -17,6 +18,7 @@ export async function launch() {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }

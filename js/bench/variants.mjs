@@ -1,0 +1,92 @@
+// Size against speed of other optimization settings of the same sources (run.mjs's `variants`
+// group): the wasm built with opt-level "s", 3, and "z" with the hot crates (agentwire, serde_json)
+// at 3, each through wasm-bindgen and the matching wasm-opt level, timed in Node beside the shipped
+// build (pkg/web) on the corpus, interleaved. Nothing here changes the package.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { benchDir, root } from "./paths.mjs";
+import { compressed } from "./sizes.mjs";
+
+export const VARIANTS = {
+  "opt-level s": { dir: "s", env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: "s" }, config: [], wasmOpt: "-Os" },
+  "opt-level 3": { dir: "3", env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: "3" }, config: [], wasmOpt: "-O3" },
+  "opt-level z, agentwire + serde_json at 3": {
+    dir: "z-agentwire-serde-json-at-3",
+    env: {},
+    config: ["profile.release.package.agentwire.opt-level=3", "profile.release.package.serde_json.opt-level=3"],
+    wasmOpt: "-Oz",
+  },
+};
+
+/** Builds one variant into target/bench/variants/<name>/ (its own cargo target directory). */
+function build(name, v, say) {
+  const slug = v.dir;
+  const dir = join(benchDir, "variants", slug);
+  const targetDir = join(benchDir, "variants-target", slug);
+  mkdirSync(dir, { recursive: true });
+  say(`building the wasm with ${name}`);
+  const config = v.config.flatMap((c) => ["--config", c]);
+  execFileSync("cargo", ["build", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--release", ...config], {
+    cwd: root,
+    env: { ...process.env, ...v.env, CARGO_TARGET_DIR: targetDir },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const wasm = join(targetDir, "wasm32-unknown-unknown/release/agentwire.wasm");
+  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--out-name", "agentwire", wasm]);
+  execFileSync(join(root, "node_modules/.bin/wasm-opt"), [v.wasmOpt, join(dir, "agentwire_bg.wasm"), "-o", join(dir, "agentwire_bg.wasm")]);
+  return dir;
+}
+
+/** Builds the variants and times them, with the anchors, in a child process (this file's second mode). */
+export function runVariants(say) {
+  const dirs = { "opt-level z (shipped, pkg/web)": join(root, "pkg/web") };
+  for (const [name, v] of Object.entries(VARIANTS)) dirs[name] = build(name, v, say);
+  const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, JSON.stringify(dirs)], {
+    cwd: root,
+    env: { ...process.env },
+    maxBuffer: 16 * 1024 * 1024,
+  }).toString();
+  return JSON.parse(out);
+}
+
+// Child mode: time every variant's AgentStreamDecoder on the corpus.
+if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
+  const { timeInterleaved, mbPerSec } = await import("./harness.mjs");
+  const { agentwireVariants } = await import("./stream.bench.mjs");
+  const dirs = JSON.parse(process.argv[2]);
+  const { splitChunks, pipelines } = await import(pathToFileURL(join(benchDir, "anchors.mjs")).href);
+  const bytes = new Uint8Array(readFileSync(join(benchDir, "corpus.sse")));
+  const chunks = splitChunks(bytes);
+  const contestants = {};
+  for (const [name, pipeline] of Object.entries(pipelines)) contestants[`${name} | anchor`] = () => pipeline(chunks);
+  const sizes = {};
+  let n = 0;
+  for (const [name, dir] of Object.entries(dirs)) {
+    const wasmFile = join(dir, "agentwire_bg.wasm");
+    if (!existsSync(wasmFile)) continue;
+    const glue = await import(pathToFileURL(join(dir, "agentwire.js")).href + `?variant=${++n}`);
+    glue.initSync({ module: readFileSync(wasmFile) });
+    sizes[name] = { wasm: compressed(readFileSync(wasmFile)), glue: compressed(readFileSync(join(dir, "agentwire.js"))) };
+    for (const [vname, options] of Object.entries(agentwireVariants)) {
+      contestants[`${name} | ${vname.replace("agentwire ", "")}`] = () => {
+        const d = new glue.AgentStreamDecoder(options);
+        let k = 0;
+        for (const c of chunks) k += d.feed(c).length;
+        k += d.finish().length;
+        k += d.response().output.length;
+        d.free();
+        return k;
+      };
+    }
+  }
+  const times = await timeInterleaved(contestants, { runs: Number(process.env.AGENTWIRE_BENCH_RUNS || 5) });
+  const anchors = Object.keys(pipelines);
+  const rows = Object.entries(times).map(([k, t]) => {
+    const [variant, mode] = k.split(" | ");
+    const ratios = mode === "anchor" ? undefined : Object.fromEntries(anchors.map((a) => [a, times[`${a} | anchor`].medianMs / t.medianMs]));
+    return { variant, mode, medianMs: t.medianMs, mbPerSec: mbPerSec(bytes.length, t.medianMs), wasm: sizes[variant]?.wasm, glue: sizes[variant]?.glue, ratios };
+  });
+  process.stdout.write(JSON.stringify(rows));
+}
