@@ -382,8 +382,9 @@ for (const mode of ["stream", "sync", "async"]) {
     const c = client.run("approval", "Deploy", { mode, strict: true, pollInterval: 10 });
     await c.stopped();
     const answer = await c.cancel();
-    assert.equal(answer.status, "cancelling");
-    assert.equal(c.session.state, "cancelling");
+    // The server may already have finished cancelling when its answer arrives.
+    assert.ok(["cancelling", "cancelled"].includes(answer.status), answer.status);
+    assert.ok(["cancelling", "cancelled"].includes(c.session.state), c.session.state);
     const cancelled = await c.run;
     assert.equal(cancelled.status, "cancelled");
     assert.equal(c.session.state, "cancelled");
