@@ -179,6 +179,8 @@ interface SchemaCheck {
 
 interface PartWatch {
   pattern: Wasm.Pattern;
+  /** The pattern was compiled here (from a string), so the watch frees it. */
+  owned: boolean;
   fn: (part: Part, change: PartChange) => void;
   /** Parts that matched, by `msgId/index`: their last known state, to which deltas are appended. */
   parts: Map<string, Part>;
@@ -226,6 +228,22 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     return q;
   }
 
+  /**
+   * Releases the stream's wasm memory now (the assembled response and decoder state; queries such
+   * as `body()` no longer work after it). Without it, the memory is released when the stream
+   * object is garbage collected, which V8 schedules by JavaScript heap pressure, not wasm memory:
+   * apps that open many streams should free them (or use `using stream = client.stream(…)`).
+   */
+  free(): void {
+    for (const w of this.#watches) if (w.owned) w.pattern.free();
+    this.#watches = [];
+    this.#handle.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+
   /** The response as assembled so far. */
   snapshot(): AgentResponse {
     return this.#handle.snapshot();
@@ -259,7 +277,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    */
   onPart(pattern: string | Wasm.Pattern, fn: (part: Part, change: PartChange) => void): () => void {
     const compiled = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
-    const watch: PartWatch = { pattern: compiled, fn, parts: new Map() };
+    const watch: PartWatch = { pattern: compiled, owned: typeof pattern === "string", fn, parts: new Map() };
     this.#watches.push(watch);
     return () => {
       this.#watches = this.#watches.filter((w) => w !== watch);

@@ -74,8 +74,12 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
   npm(["install", "vite@7.3.8", tarball], app);
   writeFileSync(join(app, "index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>`);
   writeFileSync(join(app, "main.js"), `
-    import init, { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } from "agentwire";
+    import init, { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, StructuredMessage } from "agentwire";
     const out = document.getElementById("out");
+    const early = [];
+    for (const use of [() => new AgentStreamDecoder(), () => StructuredMessage.fromJSON("{}")]) {
+      try { use(); early.push("no error"); } catch (e) { early.push(e instanceof ProtocolError ? e.code : String(e)); }
+    }
     try {
       await init();
       const d = new AgentStreamDecoder();
@@ -85,7 +89,7 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
       const client = new AgentClient({ baseUrl: server });
       let deltas = "";
       const r = await client.stream(new RequestBuilder().text("user", "from vite").build(), { onTextDelta: (t) => (deltas += t) }).response;
-      out.textContent = JSON.stringify({ decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error });
+      out.textContent = JSON.stringify({ early, decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error });
     } catch (e) {
       out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
     }
@@ -100,6 +104,7 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
     const result = await page.textContent("#out");
     assert.ok(result.startsWith("{"), result);
     const r = JSON.parse(result);
+    assert.deepEqual(r.early, ["not-initialized", "not-initialized"], "a clear error before init()");
     assert.equal(r.decoded, "hi");
     assert.equal(r.status, "completed");
     assert.match(r.deltas, /You asked: “from vite”/);

@@ -166,3 +166,14 @@ test("while streaming: onPart watches named parts, list() and body() query what 
   assert.equal(stream.body("msg_nope"), null);
   assert.throws(() => stream.list("/sources/{"), (e) => e instanceof ProtocolError && e.code === "unclosed-brace");
 });
+
+test("a stream can be freed (and disposed); its queries then refuse", async () => {
+  const client = new AgentClient({ baseUrl: server() });
+  const stream = client.stream(request("free me"));
+  stream.onPart("/sources/*", () => {});
+  const r = await stream.response;
+  assert.equal(r.status, "completed");
+  assert.equal(typeof stream[Symbol.dispose], "function");
+  stream.free();
+  assert.throws(() => stream.snapshot());
+});
