@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ for a short, bounded time and fails on the first crash.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   SECONDS per target (default 3); all targets by default
+# Each target starts from its committed seed corpus (fuzz/corpus/<target>/, read-only here: new
+# inputs go to a temporary directory) and runs single-threaded (-jobs=1). A crash leaves its input
+# in fuzz/artifacts/<target>/ and the script exits non-zero. Needs the nightly toolchain and
+# cargo-fuzz (scripts/setup.sh installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-3}
+shift || true
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^agentwire-fuzz$')
+fi
+cargo +nightly fuzz build --debug-assertions "${targets[@]:0:0}" >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t"
+  printf '==> fuzz %s (%ss)\n' "$t" "$seconds" >&2
+  if ! cargo +nightly fuzz run --debug-assertions "$t" "$work/$t" "fuzz/corpus/$t" -- \
+      -max_total_time="$seconds" -jobs=1 -workers=1 -print_final_stats=1 \
+      >"$work/$t.log" 2>&1; then
+    tail -n 60 "$work/$t.log" >&2
+    printf 'fuzz target %s crashed; the input is in fuzz/artifacts/%s/\n' "$t" "$t" >&2
+    exit 1
+  fi
+  grep -E '^stat::number_of_executed_units' "$work/$t.log" | sed "s/^/  $t /" >&2 || true
+done
