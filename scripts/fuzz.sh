@@ -2,7 +2,7 @@
 # Runs every cargo-fuzz target of fuzz/ for a short, bounded time and fails on the first crash.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   SECONDS per target (default 3); all targets by default
 # Each target starts from its committed seed corpus (fuzz/corpus/<target>/, read-only here: new
-# inputs go to a temporary directory) and runs single-threaded (-jobs=1). A crash leaves its input
+# inputs go to a temporary directory) and runs in one process, one target at a time (the machine is shared). A crash leaves its input
 # in fuzz/artifacts/<target>/ and the script exits non-zero. Needs the nightly toolchain and
 # cargo-fuzz (scripts/setup.sh installs them).
 set -euo pipefail
@@ -20,7 +20,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
   printf '==> fuzz %s (%ss)\n' "$t" "$seconds" >&2
   if ! cargo +nightly fuzz run --debug-assertions "$t" "$work/$t" "fuzz/corpus/$t" -- \
-      -max_total_time="$seconds" -jobs=1 -workers=1 -print_final_stats=1 \
+      -max_total_time="$seconds" -print_final_stats=1 \
       >"$work/$t.log" 2>&1; then
     tail -n 60 "$work/$t.log" >&2
     printf 'fuzz target %s crashed; the input is in fuzz/artifacts/%s/\n' "$t" "$t" >&2
