@@ -4,7 +4,8 @@
 # Each target starts from its committed seed corpus (fuzz/corpus/<target>/, read-only here: new
 # inputs go to a temporary directory) and runs in one process, one target at a time (the machine is shared). A crash leaves its input
 # in fuzz/artifacts/<target>/ and the script exits non-zero. Needs the nightly toolchain and
-# cargo-fuzz (scripts/setup.sh installs them).
+# cargo-fuzz. Built with debug assertions (overflow checks) and without a sanitizer: the crate has
+# no unsafe code, and what the fuzzers look for is a panic (in wasm, an abort of the module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-3}
@@ -13,13 +14,13 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^agentwire-fuzz$')
 fi
-cargo +nightly fuzz build --debug-assertions "${targets[@]:0:0}" >/dev/null
+cargo +nightly fuzz build --debug-assertions --sanitizer none "${targets[@]:0:0}" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
   printf '==> fuzz %s (%ss)\n' "$t" "$seconds" >&2
-  if ! cargo +nightly fuzz run --debug-assertions "$t" "$work/$t" "fuzz/corpus/$t" -- \
+  if ! cargo +nightly fuzz run --debug-assertions --sanitizer none "$t" "$work/$t" "fuzz/corpus/$t" -- \
       -max_total_time="$seconds" -print_final_stats=1 \
       >"$work/$t.log" 2>&1; then
     tail -n 60 "$work/$t.log" >&2

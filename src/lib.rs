@@ -6,6 +6,7 @@ pub mod body;
 pub mod dialect;
 pub mod error;
 pub mod json;
+pub mod limits;
 pub mod pattern;
 pub mod platform;
 pub mod run;
