@@ -278,13 +278,11 @@ impl Assembler {
     }
 
     /// Reports a problem of the SSE layer: a warning in lenient mode, an error that ends the
-    /// stream in strict mode.
+    /// stream in strict mode. Ignored once the stream ended.
     pub fn sse_issue(&mut self, error: SseError) {
         if self.status == StreamStatus::Streaming {
             self.violation(error.into());
             self.end_packet();
-        } else {
-            self.warn(error.into());
         }
     }
 
