@@ -85,8 +85,9 @@ struct Position {
 /// An event's position is the id it was dispatched with and how many events have inherited that id
 /// since the event that set it (an event without an `id` field keeps the last one, so a server
 /// that sets ids only now and then still resumes exactly: the events after the last id are the
-/// ones it sends again). Ids made only of ASCII digits (at most 20) are ordered as numbers; other
-/// ids are remembered as a set.
+/// ones it sends again). A server resumes where an id tells it to: right after the
+/// `Last-Event-ID` event, or, replaying an overlap, at an event that carries its own id. Ids made
+/// only of ASCII digits (at most 20) are ordered as numbers; other ids are remembered as a set.
 ///
 /// Rules:
 /// - Before the first [`reconnect`](Self::reconnect), every event is applied: a server's
@@ -96,8 +97,9 @@ struct Position {
 ///   server is replaying the overlap ([`Admission::Replayed`]), with a report once new events have
 ///   arrived on the connection ([`Admission::Duplicate`]).
 /// - The first new event after a reconnect that skips numbers (id or sequence number more than
-///   one above the last applied, while the numbering so far went up by one) is applied and
-///   reported ([`Admission::ApplyAfterGap`]).
+///   one above the last applied, while every event so far carried its own number, each one more
+///   than the last) is applied and reported ([`Admission::ApplyAfterGap`]). A server that numbers
+///   only some events, or skips numbers, gets no gap reports.
 /// - Events without an id or sequence number are always applied: such a stream cannot be
 ///   de-duplicated.
 #[derive(Debug, Clone, Default)]
@@ -204,12 +206,11 @@ impl EventCursor {
         }
         match n {
             Some(n) => {
-                if k == 0 {
-                    if let Some((h, _)) = self.high {
-                        if n != h.saturating_add(1) {
-                            self.gapless = false;
-                        }
-                    }
+                // Gaps can be told only when every event carries the next number.
+                match self.high {
+                    _ if k > 0 => self.gapless = false,
+                    Some((h, _)) if n != h.saturating_add(1) => self.gapless = false,
+                    _ => {}
                 }
                 if self.high.is_none_or(|h| (n, k) > h) {
                     self.high = Some((n, k));
