@@ -2,10 +2,11 @@
 # Runs every cargo-fuzz target of fuzz/ for a short, bounded time and fails on the first crash.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   SECONDS per target (default 3); all targets by default
 # Each target starts from its committed seed corpus (fuzz/corpus/<target>/, read-only here: new
-# inputs go to a temporary directory) and runs in one process, one target at a time (the machine is shared). A crash leaves its input
-# in fuzz/artifacts/<target>/ and the script exits non-zero. Needs the nightly toolchain and
-# cargo-fuzz. Built with debug assertions (overflow checks) and without a sanitizer: the crate has
-# no unsafe code, and what the fuzzers look for is a panic (in wasm, an abort of the module).
+# inputs go to a temporary directory) and runs in one process, one target at a time (the machine is
+# shared). A crash leaves its input in fuzz/artifacts/<target>/ and the script exits non-zero.
+# Installs the nightly toolchain and cargo-fuzz if they are missing. Targets are built with debug
+# assertions (overflow checks) and without a sanitizer: the crate has no unsafe code, and what the
+# fuzzers look for is a panic (in wasm, an abort of the module) or a broken property.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-3}
@@ -14,6 +15,9 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^agentwire-fuzz$')
 fi
+# On a fresh machine: the nightly toolchain (from rustup) and cargo-fuzz (from crates.io).
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 cargo +nightly fuzz build --debug-assertions --sanitizer none "${targets[@]:0:0}" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
