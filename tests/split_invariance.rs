@@ -269,3 +269,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn fuzz_regression_nothing_is_reported_after_strict_mode_ended_an_agentx_stream() {
+    // Found by the `agentx` fuzz target: after strict mode had ended the stream, a cut event at the
+    // end was reported (`incomplete-event`) only when its bytes came in the same chunk as the
+    // violation, so the updates depended on the split.
+    let bytes =
+        b"data: {\"id\":\"msg_abc\",\"role\":\"assistant\",\"parts\":[]}\n\ndata: {\"role\"";
+    let whole = agentx("strict", &[bytes]);
+    let codes: Vec<&str> = whole
+        .1
+        .iter()
+        .filter(|u| u["type"] == "issue")
+        .filter_map(|u| u["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["invalid-id"]);
+    for i in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(i);
+        assert_eq!(agentx("strict", &[a, b]), whole, "split at {i}");
+    }
+}

@@ -102,7 +102,7 @@ struct Position {
 ///   only some events, or skips numbers, gets no gap reports.
 /// - Events without an id or sequence number are always applied: such a stream cannot be
 ///   de-duplicated.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EventCursor {
     /// The id of the last event seen, and how many events inherited it.
     current: Option<Position>,
@@ -124,6 +124,12 @@ pub struct EventCursor {
     reconnects: u32,
 }
 
+impl Default for EventCursor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 fn numeric(id: &str) -> Option<u64> {
     if id.is_empty() || id.len() > 20 || !id.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -135,9 +141,16 @@ impl EventCursor {
     /// A cursor for a new stream.
     pub fn new() -> Self {
         Self {
+            current: None,
+            high: None,
             gapless: true,
+            seen: HashMap::new(),
+            seq_high: None,
             seq_gapless: true,
-            ..Self::default()
+            last_seq: None,
+            resumed: false,
+            replaying: false,
+            reconnects: 0,
         }
     }
 
