@@ -479,6 +479,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn limits_are_camel_case_with_documented_defaults() {
+        let json = serde_json::to_value(Limits::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "maxMessageSize": 67_108_864,
+                "maxParts": 10_000,
+                "maxPartSize": 33_554_432,
+                "maxDepth": 64,
+                "maxStreamBytes": null,
+            })
+        );
+        // A missing field takes its default.
+        let partial: Limits = serde_json::from_str(r#"{"maxParts": 3}"#).unwrap();
+        assert_eq!(
+            partial,
+            Limits {
+                max_parts: 3,
+                ..Limits::default()
+            }
+        );
+    }
+
+    #[test]
+    fn stream_bytes_are_admitted_up_to_the_limit() {
+        let mut fed = 0;
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"abc"), (&b"abc"[..], false));
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"defg"), (&b"de"[..], true));
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"h"), (&b""[..], true));
+        let mut fed = 0;
+        assert_eq!(admit_bytes(&mut fed, None, b"abc"), (&b"abc"[..], false));
+    }
+
+    #[test]
     fn nesting_is_counted_outside_strings_only() {
         assert_eq!(nesting_exceeds(b"[[1]]", 2), None);
         assert_eq!(nesting_exceeds(b"[[[1]]]", 2), Some(2));
