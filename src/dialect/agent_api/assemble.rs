@@ -291,6 +291,10 @@ impl Assembler {
 
     /// Takes the assembled response, leaving an empty one.
     pub fn take_response(&mut self) -> AgentResponse {
+        // Pending text deltas refer into the response: copy them out first.
+        for m in 0..self.response.output.len() {
+            self.materialize_message(m);
+        }
         self.tallies.clear();
         self.ids.clear();
         self.last_msg = None;
@@ -893,12 +897,12 @@ impl Assembler {
     }
 
     fn text_update(&self, msg: usize, pos: usize, start: usize, end: usize) -> StreamUpdate {
-        let message = &self.response.output[msg];
-        let content = &message.content[pos];
-        let text = content.text.as_deref().unwrap_or("");
+        let message = self.response.output.get(msg);
+        let content = message.and_then(|m| m.content.get(pos));
+        let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
         StreamUpdate::TextDelta {
-            msg_id: message.id.clone().unwrap_or_default(),
-            index: content.index.unwrap_or(pos as u32),
+            msg_id: message.and_then(|m| m.id.clone()).unwrap_or_default(),
+            index: content.and_then(|c| c.index).unwrap_or(pos as u32),
             delta: text.get(start..end).unwrap_or("").to_owned(),
         }
     }
@@ -1185,13 +1189,13 @@ impl Assembler {
                     start,
                     end,
                 } => {
-                    let message = &self.response.output[*msg];
-                    let content = &message.content[*pos];
-                    let text = content.text.as_deref().unwrap_or("");
+                    let message = self.response.output.get(*msg);
+                    let content = message.and_then(|m| m.content.get(*pos));
+                    let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
                     serde_json::to_string(&TextDeltaRef {
                         kind: "textDelta",
-                        msg_id: message.id.as_deref().unwrap_or(""),
-                        index: content.index.unwrap_or(*pos as u32),
+                        msg_id: message.and_then(|m| m.id.as_deref()).unwrap_or(""),
+                        index: content.and_then(|c| c.index).unwrap_or(*pos as u32),
                         delta: text.get(*start..*end).unwrap_or(""),
                     })
                 }
@@ -1429,5 +1433,34 @@ impl AgentStream {
     /// Takes the updates recorded since the last drain.
     pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
         self.assembler.drain_updates()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_the_response_keeps_pending_text_deltas_deliverable() {
+        // Pending text deltas are ranges into the response; taking it used to leave them pointing
+        // at nothing (an index panic when drained).
+        let mut a = Assembler::new(AssemblerOptions::default());
+        a.push_data(
+            r#"{"object":"content","msg_id":"m1","index":0,"delta":true,"type":"text","text":"Hi"}"#,
+        );
+        let taken = a.take_response();
+        assert_eq!(taken.output[0].text(), "Hi");
+        let deltas: Vec<String> = a
+            .drain_updates()
+            .into_iter()
+            .filter_map(|u| match u {
+                StreamUpdate::TextDelta { delta, .. } => Some(delta),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deltas, ["Hi"]);
+        let mut json = String::new();
+        a.drain_updates_json(&mut json);
+        assert_eq!(json, "[]");
     }
 }
