@@ -595,7 +595,7 @@ impl Assembler {
                     status: Some(RunStatus::InProgress),
                     ..Content::default()
                 };
-                self.response.output[m].content.insert(pos, empty);
+                self.insert_content(m, pos, empty);
                 self.push_content_update(m, pos);
                 self.append_delta(m, pos, index, raw);
             }
@@ -607,13 +607,22 @@ impl Assembler {
                     content.status = Some(RunStatus::InProgress);
                 }
                 let cut = self.fit_content(m, index, &mut content);
-                self.response.output[m].content.insert(pos, content);
+                self.insert_content(m, pos, content);
                 if let Some(cut) = cut {
                     self.cap_part(m, pos, index, cut);
                 }
                 self.push_content_update(m, pos);
             }
         }
+    }
+
+    /// Inserts a content at position `pos` of message `m`. Contents after it move, so pending
+    /// updates that refer to them by position are copied out first.
+    fn insert_content(&mut self, m: usize, pos: usize, content: Content) {
+        if pos < self.response.output[m].content.len() {
+            self.materialize_message(m);
+        }
+        self.response.output[m].content.insert(pos, content);
     }
 
     /// The tally of message `m` (created on first use).
@@ -1462,5 +1471,40 @@ mod tests {
         let mut json = String::new();
         a.drain_updates_json(&mut json);
         assert_eq!(json, "[]");
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Found by the `agent_api` fuzz target: a content inserted before another (index 0 after
+    /// index 2) moved it, and a pending text delta of the moved content, still referring to its old
+    /// position, was delivered as the new content's (empty) text, so the updates depended on where
+    /// the stream was split into chunks.
+    #[test]
+    fn a_content_inserted_before_another_keeps_the_others_pending_delta() {
+        let events = [
+            r#"{"object":"content","index":2,"delta":true,"msg_id":"m1","text":"E"}"#,
+            r#"{"object":"content","index":0,"msg_id":"m1"}"#,
+        ];
+        let deltas = |drain_between: bool| {
+            let mut a = Assembler::new(AssemblerOptions::default());
+            let mut updates = Vec::new();
+            for e in events {
+                a.push_data(e);
+                if drain_between {
+                    updates.extend(a.drain_updates());
+                }
+            }
+            updates.extend(a.drain_updates());
+            updates
+        };
+        let together = deltas(false);
+        assert_eq!(together, deltas(true));
+        assert!(together.iter().any(|u| matches!(
+            u,
+            StreamUpdate::TextDelta { index: 2, delta, .. } if delta == "E"
+        )));
     }
 }
