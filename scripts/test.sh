@@ -71,4 +71,9 @@ if ! skip packaging; then
   node --test --test-reporter=spec js/test/packaging/
 fi
 
+if ! skip fuzz; then
+  step "fuzzing: every cargo-fuzz target briefly (scripts/fuzz.sh; AGENTWIRE_SKIP=fuzz skips it)"
+  ./scripts/fuzz.sh 2
+fi
+
 step "all tests passed"

@@ -7,6 +7,7 @@ pub mod dialect;
 pub mod error;
 mod exact_json;
 pub mod json;
+pub mod limits;
 pub mod pattern;
 pub mod platform;
 pub mod run;

@@ -16,6 +16,11 @@ pub struct SseEvent<'a> {
     pub data: &'a str,
     /// The last event ID string when this event was dispatched.
     pub id: &'a str,
+    /// Whether the event's own lines set `id` (an `id` field without U+0000 since the previous
+    /// blank line). `false` when `id` was inherited from an earlier event or an id-only block: a
+    /// resuming client uses it to tell the event that carried an id from those that followed it
+    /// (see [`EventCursor`](super::EventCursor)).
+    pub has_id: bool,
 }
 
 impl SseEvent<'_> {
@@ -143,6 +148,8 @@ pub struct SseDecoder {
     skipped_line_len: usize,
     /// Total bytes fed since construction or the last reset.
     bytes_fed: u64,
+    /// An `id` field was accepted since the last blank line.
+    id_in_event: bool,
 }
 
 impl Default for SseDecoder {
@@ -173,6 +180,7 @@ impl SseDecoder {
             skipping: false,
             skipped_line_len: 0,
             bytes_fed: 0,
+            id_in_event: false,
         }
     }
 
@@ -219,6 +227,7 @@ impl SseDecoder {
         self.skipping = false;
         self.skipped_line_len = 0;
         self.bytes_fed = 0;
+        self.id_in_event = false;
     }
 
     /// Decodes `bytes`, the next chunk of the stream, calling `sink` for every event, `retry` value and
@@ -357,6 +366,7 @@ impl SseDecoder {
 
     fn end_skip(&mut self) {
         self.skipping = false;
+        self.id_in_event = false;
         self.skipped_line_len = 0;
         self.data.clear();
         self.event_type.clear();
@@ -394,6 +404,7 @@ impl SseDecoder {
             b"id" if memchr::memchr(0, value).is_none() => {
                 self.id_buffer.clear();
                 self.id_buffer.push_str(&String::from_utf8_lossy(value));
+                self.id_in_event = true;
             }
             // "If the field value consists of only ASCII digits, then interpret the field value as
             // an integer in base ten, and set the event stream's reconnection time to that
@@ -411,6 +422,7 @@ impl SseDecoder {
 
     fn dispatch(&mut self, sink: &mut impl FnMut(SseItem<'_>)) {
         self.event_size = 0;
+        let has_id = std::mem::take(&mut self.id_in_event);
         if self.last_event_id != self.id_buffer {
             self.last_event_id.clone_from(&self.id_buffer);
         }
@@ -430,6 +442,7 @@ impl SseDecoder {
                 event,
                 data: &data,
                 id: &self.last_event_id,
+                has_id,
             }));
         }
         self.data.clear();

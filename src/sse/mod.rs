@@ -23,9 +23,11 @@
 
 mod decoder;
 mod encode;
+mod resume;
 
 pub use decoder::{OwnedSseEvent, SseDecoder, SseEvent, SseItem, SseOptions};
 pub use encode::{encode_comment, encode_event, encode_retry};
+pub use resume::{Admission, EventCursor, ResumeError};
 
 use crate::error::ErrorCode;
 

@@ -49,6 +49,7 @@ impl StreamOptions {
             updates: self.updates.unwrap_or(true),
             coalesce: self.batch.unwrap_or(false),
             sse,
+            ..AssemblerOptions::default()
         }
     }
 }

@@ -9,9 +9,10 @@ use super::model::{
     RunStatus,
 };
 use super::AcpError;
-use crate::body::ContentEncoding;
+use crate::body::{Body, ContentEncoding, PartStatus};
 use crate::error::ErrorCode;
-use crate::sse::{SseDecoder, SseItem, SseOptions};
+use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
+use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
 /// Options of [`Assembler`] and [`AcpStream`].
@@ -29,6 +30,12 @@ pub struct AcpOptions {
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AcpStream`] only).
     pub sse: SseOptions,
+    /// Limits on what the stream may make the assembler hold (see [`crate::limits`]). A part's
+    /// size is its `content` and `content_url`; joined text chunks are one part.
+    pub limits: Limits,
+    /// Strict mode (default `false`, lenient): input the protocol does not allow is an error
+    /// that ends the stream instead of a warning. See [`Assembler`] for each case.
+    pub strict: bool,
 }
 
 impl Default for AcpOptions {
@@ -37,6 +44,8 @@ impl Default for AcpOptions {
             join_text: true,
             coalesce: false,
             sse: SseOptions::default(),
+            limits: Limits::default(),
+            strict: false,
         }
     }
 }
@@ -195,9 +204,38 @@ impl Pending {
 ///   `error` event fails the run the same way.
 /// - `generic` events are kept in order ([`generic_events`](Self::generic_events)).
 /// - Malformed events and unknown event types are skipped, reported as warnings with their data,
-///   and never stop the stream. At [`finish`](Self::finish), a run that reached neither a terminal
-///   status nor `awaiting` is marked `incomplete` ([`AcpError::StreamIncomplete`]) with everything
-///   received kept.
+///   and (in lenient mode) never stop the stream. At [`finish`](Self::finish), a run that reached
+///   neither a terminal status nor `awaiting` is marked `incomplete`
+///   ([`AcpError::StreamIncomplete`]) with everything received kept.
+///
+/// # Lenient and strict mode
+///
+/// [`AcpOptions::strict`] decides what input the protocol does not allow does. Lenient (the
+/// default) keeps going and reports a `warning`; strict reports an `error` and ends the stream:
+/// the offending event is refused (unless the problem shows only while applying it), the run is
+/// marked `incomplete` (unless it had already ended), an [`Update::Done`] follows, and later input
+/// is ignored.
+///
+/// | input | code | lenient | strict |
+/// |---|---|---|---|
+/// | data that is not JSON, or JSON of the wrong shape | `invalid-json`, `invalid-event` | skipped, warning | error, ends |
+/// | an unknown event `type` | `unknown-event` | skipped (kept in the issue), warning | error, ends |
+/// | a `message.part` with no message open | `part-without-message` | a message is started for it, warning | refused, error, ends |
+/// | a `message.created` while a message is open | `out-of-order` (`message-created-while-open`) | applied, warning | refused, error, ends |
+/// | a `message.completed` with no message open | `out-of-order` (`completed-without-message`) | applied as a new message, warning | refused, error, ends |
+/// | any event after `run.completed`, `run.failed`, `run.cancelled` or `error` | `out-of-order` (`event-after-end`) | applied, warning | refused, error, ends |
+/// | a message the server sent whole that differs from the stream | `message-mismatch` | the server's version taken, warning | the same, error, ends after the event |
+/// | a streamed message missing from the final `output` | `message-missing-from-output` | kept, warning | kept, error, ends after the event |
+/// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
+/// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
+/// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
+///
+/// Limits ([`AcpOptions::limits`]) and lost events of a resumed stream (`resume-gap`) are errors in
+/// both modes and do not end the stream (except `stream-too-large`). ACP messages and parts have
+/// no status field: a part or message cut at a limit is reported (`details.messageIndex`,
+/// `details.partIndex`), [`is_cut`](Self::is_cut) tells it, and [`body`](Self::body) marks it
+/// `incomplete`. A message the server later sends whole does not replace a message cut at a
+/// limit.
 #[derive(Debug, Clone, Default)]
 pub struct Assembler {
     options: AcpOptions,
@@ -211,6 +249,16 @@ pub struct Assembler {
     pending: Vec<Pending>,
     done: bool,
     events: u64,
+    /// The run reached a terminal status (not `awaiting`): later events are out of order.
+    ended: bool,
+    /// Sizes and limits hit, per message position.
+    tallies: Vec<MessageTally>,
+    /// Which events were applied (for resuming).
+    cursor: EventCursor,
+    /// Strict mode found a violation in the current event: end the stream after it.
+    halting: bool,
+    /// The stream was ended by strict mode or a stream limit: input is ignored.
+    stopped: bool,
 }
 
 impl Assembler {
@@ -218,7 +266,176 @@ impl Assembler {
     pub fn new(options: AcpOptions) -> Self {
         Self {
             options,
+            cursor: EventCursor::new(),
             ..Self::default()
+        }
+    }
+
+    /// Whether the stream was stopped early (strict mode, [`Limits::max_stream_bytes`]). Later
+    /// input is ignored.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// A new connection continues this stream (see [`EventCursor::reconnect`]): events already
+    /// applied are skipped from now on.
+    pub fn reconnect(&mut self) {
+        self.cursor.reconnect();
+    }
+
+    /// The resume cursor (which events were applied).
+    pub fn cursor(&self) -> &EventCursor {
+        &self.cursor
+    }
+
+    /// Whether message `message` (0-based position in the output) or, with `part`, that part of
+    /// it, was cut at a limit.
+    pub fn is_cut(&self, message: usize, part: Option<usize>) -> bool {
+        self.tallies.get(message).is_some_and(|t| match part {
+            None => t.capped,
+            Some(p) => t.capped || t.part_capped(p),
+        })
+    }
+
+    /// Message `index` as a [`Body`] ([`Message::body`]), with the parts cut at a limit marked
+    /// `incomplete`. `None` if there is no such message.
+    pub fn body(&self, index: usize) -> Option<Body> {
+        let mut body = self.run.output.get(index)?.body();
+        for (p, part) in body.parts.iter_mut().enumerate() {
+            if self.is_cut(index, Some(p)) {
+                part.status = PartStatus::Incomplete;
+            }
+        }
+        Some(body)
+    }
+
+    /// Applies one SSE event, skipping it if a resumed stream already applied it.
+    pub fn push_sse_event(&mut self, event: &SseEvent<'_>) {
+        if self.stopped {
+            return;
+        }
+        let admission = self.cursor.admit_event(event.id, event.has_id);
+        let apply = match admission {
+            None | Some(Admission::Apply) => true,
+            Some(Admission::ApplyAfterGap(e)) => {
+                self.push_issue(Severity::Error, e.into());
+                true
+            }
+            Some(Admission::Replayed) => false,
+            Some(Admission::Duplicate(e)) => {
+                self.violation(e.into());
+                self.end_event();
+                false
+            }
+        };
+        if apply {
+            self.push_data(event.data);
+        }
+    }
+
+    /// Reports a problem of the SSE layer: a warning in lenient mode, an error that ends the
+    /// stream in strict mode.
+    pub fn sse_issue(&mut self, error: crate::sse::SseError) {
+        if !self.stopped {
+            self.violation(error.into());
+            self.end_event();
+        }
+    }
+
+    /// Reports input the protocol does not allow: a warning in lenient mode; in strict mode an
+    /// error, and the stream ends after the current event. Says whether to refuse the input.
+    fn violation(&mut self, error: AcpError) -> bool {
+        if self.options.strict {
+            self.push_issue(Severity::Error, error);
+            self.halting = true;
+            true
+        } else {
+            self.warn(error);
+            false
+        }
+    }
+
+    /// After each event: ends the stream if strict mode found a violation.
+    fn end_event(&mut self) {
+        if self.halting {
+            self.halting = false;
+            self.stop();
+        }
+    }
+
+    /// Ends the stream early: the run is marked `incomplete` (unless it had ended), later input is
+    /// ignored.
+    fn stop(&mut self) {
+        self.stopped = true;
+        if !self.done {
+            self.run.status = RunStatus::Incomplete;
+            self.end();
+        }
+    }
+
+    /// The stream exceeded [`Limits::max_stream_bytes`]: it ends here.
+    pub(crate) fn stream_too_large(&mut self, limit: u64) {
+        if !self.stopped {
+            self.push_issue(Severity::Error, LimitError::StreamTooLarge { limit }.into());
+            self.stop();
+        }
+    }
+
+    /// The tally of message `m` (created on first use).
+    fn tally(&mut self, m: usize) -> &mut MessageTally {
+        if self.tallies.len() <= m {
+            self.tallies.resize_with(m + 1, MessageTally::default);
+        }
+        &mut self.tallies[m]
+    }
+
+    fn any_cut(&self, m: usize) -> bool {
+        self.tallies
+            .get(m)
+            .is_some_and(|t| t.capped || t.parts.values().any(|p| p.capped))
+    }
+
+    /// Cuts a message about to be stored at position `m` (a new one, or one replacing what is
+    /// there) to the limits, reporting each limit hit.
+    fn fit_message(&mut self, m: usize, message: &mut Message) {
+        let limits = self.options.limits;
+        *self.tally(m) = MessageTally::default();
+        let mut errors = Vec::new();
+        if message.parts.len() > limits.max_parts {
+            message.parts.truncate(limits.max_parts);
+            self.tally(m).capped = true;
+            errors.push(LimitError::TooManyParts {
+                limit: limits.max_parts,
+                message: MessageRef::Index(m),
+            });
+        }
+        for (p, part) in message.parts.iter_mut().enumerate() {
+            let tally = self.tally(m);
+            let mut cutter = limits::Cutter::new(tally.replace_budget(&limits, p));
+            cutter.opt_string(&mut part.content);
+            cutter.opt_string(&mut part.content_url);
+            tally.set(p, cutter.used());
+            if cutter.cut {
+                tally.cap_part(p);
+                if cutter.message_binds() {
+                    if !tally.capped {
+                        tally.capped = true;
+                        errors.push(LimitError::MessageTooLarge {
+                            limit: limits.max_message_size,
+                            message: MessageRef::Index(m),
+                        });
+                    }
+                } else {
+                    errors.push(LimitError::PartTooLarge {
+                        limit: limits.max_part_size,
+                        message: MessageRef::Index(m),
+                        part: p,
+                    });
+                }
+            }
+        }
+        for e in errors {
+            self.push_issue(Severity::Error, e.into());
         }
     }
 
@@ -240,6 +457,7 @@ impl Assembler {
         }
         self.open = false;
         self.echo.clear();
+        self.tallies.clear();
         std::mem::take(&mut self.run)
     }
 
@@ -273,29 +491,65 @@ impl Assembler {
         !self.pending.is_empty()
     }
 
-    /// Applies one SSE `data` payload. Malformed data becomes an [`Update::Issue`] warning.
+    /// Applies one SSE `data` payload. Malformed data becomes an [`Update::Issue`] warning (an
+    /// error in strict mode).
     pub fn push_data(&mut self, data: &str) {
+        if self.stopped {
+            return;
+        }
+        self.apply_data(data);
+        self.end_event();
+    }
+
+    fn apply_data(&mut self, data: &str) {
+        let max_depth = self.options.limits.max_depth;
+        if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+            self.violation(limits::too_deep(data, max_depth, offset).into());
+            return;
+        }
         let mut raw = match RawEvent::parse(data) {
             Ok(raw) => raw,
-            Err(e) => return self.warn(e),
+            Err(e) => {
+                self.violation(e);
+                return;
+            }
         };
-        if raw.kind() == "message.part" {
+        if raw.kind() == "message.part" && !self.ended {
             if let Some(part) = raw.part.take() {
                 self.events += 1;
                 return self.apply_part(part);
             }
         }
         match raw.into_event() {
-            Ok(event) => self.push_event(event),
-            Err(reason) => self.warn(AcpError::InvalidEvent {
-                reason,
-                data: data.to_owned(),
-            }),
+            Ok(event) => self.apply_event(event),
+            Err(reason) => {
+                self.violation(AcpError::InvalidEvent {
+                    reason,
+                    data: data.to_owned(),
+                });
+            }
         }
     }
 
     /// Applies one parsed event (e.g. from the `events` list of `GET /runs/{run_id}/events`).
     pub fn push_event(&mut self, event: AcpEvent) {
+        if self.stopped {
+            return;
+        }
+        self.apply_event(event);
+        self.end_event();
+    }
+
+    fn apply_event(&mut self, event: AcpEvent) {
+        if self.ended {
+            let error = AcpError::OutOfOrder {
+                what: "event-after-end",
+                event_type: event_type(&event),
+            };
+            if self.violation(error) {
+                return;
+            }
+        }
         self.events += 1;
         match event {
             AcpEvent::RunCreated { run, .. } | AcpEvent::RunInProgress { run, .. } => {
@@ -306,9 +560,31 @@ impl Assembler {
                 self.apply_run(run, RunEvent::Finished)
             }
             AcpEvent::RunFailed { run, .. } => self.apply_run(run, RunEvent::Failed),
-            AcpEvent::MessageCreated { message, .. } => self.apply_message_created(message),
+            AcpEvent::MessageCreated { message, .. } => {
+                if self.open {
+                    let error = AcpError::OutOfOrder {
+                        what: "message-created-while-open",
+                        event_type: "message.created".into(),
+                    };
+                    if self.violation(error) {
+                        return;
+                    }
+                }
+                self.apply_message_created(message)
+            }
             AcpEvent::MessagePart { part, .. } => self.apply_part(RawPart::from_part(part)),
-            AcpEvent::MessageCompleted { message, .. } => self.apply_message_completed(message),
+            AcpEvent::MessageCompleted { message, .. } => {
+                if !self.open {
+                    let error = AcpError::OutOfOrder {
+                        what: "completed-without-message",
+                        event_type: "message.completed".into(),
+                    };
+                    if self.violation(error) {
+                        return;
+                    }
+                }
+                self.apply_message_completed(message)
+            }
             AcpEvent::Generic { generic, .. } => {
                 self.generic.push(generic.clone());
                 self.pending
@@ -320,6 +596,7 @@ impl Assembler {
                     self.run.status = RunStatus::Failed;
                 }
                 self.push_issue(Severity::Error, AcpError::Server { error });
+                self.ended = true;
                 self.end();
             }
             AcpEvent::Unknown(event) => {
@@ -328,7 +605,7 @@ impl Assembler {
                     .and_then(|t| t.as_str())
                     .unwrap_or("")
                     .to_owned();
-                self.warn(AcpError::UnknownEvent { event_type, event });
+                self.violation(AcpError::UnknownEvent { event_type, event });
             }
         }
     }
@@ -373,7 +650,10 @@ impl Assembler {
         let listed = output.len();
         let known = self.run.output.len();
         for (index, message) in output.into_iter().enumerate() {
-            let theirs = self.expected(message);
+            let mut theirs = self.expected(message);
+            if index < self.run.output.len() && self.any_cut(index) {
+                continue; // ours, cut at a limit, is kept
+            }
             match self.run.output.get(index) {
                 Some(ours) if *ours == theirs => {}
                 Some(ours) if ours.parts == theirs.parts => {
@@ -385,16 +665,19 @@ impl Assembler {
                 }
                 Some(_) => {
                     self.materialize(index);
+                    self.fit_message(index, &mut theirs);
                     let assembled = std::mem::replace(&mut self.run.output[index], theirs);
-                    self.warn(AcpError::MessageMismatch {
+                    self.violation(AcpError::MessageMismatch {
                         index,
                         assembled: Box::new(assembled),
                     });
                     self.push_message_update(index);
                 }
                 None => {
+                    let at = self.run.output.len();
+                    self.fit_message(at, &mut theirs);
                     self.run.output.push(theirs);
-                    self.push_message_update(index);
+                    self.push_message_update(at);
                 }
             }
         }
@@ -409,8 +692,11 @@ impl Assembler {
         }
         if event != RunEvent::Progress {
             for index in listed..self.run.output.len() {
-                self.warn(AcpError::MessageMissingFromOutput { index });
+                self.violation(AcpError::MessageMissingFromOutput { index });
             }
+        }
+        if matches!(event, RunEvent::Finished | RunEvent::Failed) {
+            self.ended = true;
         }
         self.pending.push(Pending::owned(Update::Run {
             run: self.run.envelope(),
@@ -451,6 +737,7 @@ impl Assembler {
         if self.options.join_text {
             message.parts = compress_parts(std::mem::take(&mut message.parts));
         }
+        self.fit_message(self.run.output.len(), &mut message);
         self.run.output.push(message);
         self.open = true;
         self.push_message_update(self.run.output.len() - 1);
@@ -471,9 +758,11 @@ impl Assembler {
         };
         if !self.open || self.run.output.is_empty() {
             let owned = part.into_part();
-            self.warn(AcpError::PartWithoutMessage {
+            if self.violation(AcpError::PartWithoutMessage {
                 part: Box::new(owned.clone()),
-            });
+            }) {
+                return;
+            }
             let agent = self.run.agent_name.as_str();
             let role = Role::agent((!agent.is_empty()).then_some(agent));
             self.run.output.push(Message::new(role, Vec::new()));
@@ -484,39 +773,95 @@ impl Assembler {
         self.push_part(part);
     }
 
-    /// Appends a part to the open (last) message, joining text when configured.
+    /// Appends a part to the open (last) message, joining text when configured, within the
+    /// limits.
     fn push_part(&mut self, part: RawPart<'_>) {
         let m = self.run.output.len().saturating_sub(1);
-        let join = self.options.join_text;
-        let Some(message) = self.run.output.get_mut(m) else {
-            return;
-        };
-        if join {
+        if self.run.output.is_empty() || self.tally(m).capped {
+            return; // the message hit a limit (reported once): later parts are dropped
+        }
+        let limits = self.options.limits;
+        if self.options.join_text {
             if let Some(text) = part.joinable_text() {
-                let p = message.parts.len().saturating_sub(1);
-                if let Some(last) = message.parts.get_mut(p) {
-                    if last.is_joinable_text() {
+                let p = self.run.output[m].parts.len().saturating_sub(1);
+                let joins = self.run.output[m]
+                    .parts
+                    .get(p)
+                    .is_some_and(MessagePart::is_joinable_text);
+                if joins {
+                    if self.tally(m).part_capped(p) {
+                        return; // the part hit a limit: later text for it is dropped
+                    }
+                    let budget = self.tally(m).append_budget(&limits, p);
+                    let piece = limits::prefix(text, budget.left());
+                    let cut = piece.len() < text.len();
+                    self.tally(m).grow(p, piece.len());
+                    if let Some(last) = self.run.output[m].parts.get_mut(p) {
                         let buf = last.content.get_or_insert_with(String::new);
                         let start = buf.len();
-                        buf.push_str(text);
+                        buf.push_str(piece);
                         let end = buf.len();
                         if end > start {
                             self.push_text(m, p, start, end);
                         }
-                        return;
                     }
+                    if cut {
+                        self.cut_part(m, p, budget.message < budget.part);
+                    }
+                    return;
                 }
             }
         }
-        let part = part.into_part();
+        let p = self.run.output[m].parts.len();
+        if p >= limits.max_parts {
+            self.tally(m).capped = true;
+            self.push_issue(
+                Severity::Error,
+                LimitError::TooManyParts {
+                    limit: limits.max_parts,
+                    message: MessageRef::Index(m),
+                }
+                .into(),
+            );
+            return;
+        }
+        let mut part = part.into_part();
+        let mut cutter = limits::Cutter::new(self.tally(m).append_budget(&limits, p));
+        cutter.opt_string(&mut part.content);
+        cutter.opt_string(&mut part.content_url);
+        self.tally(m).grow(p, cutter.used());
         let len = part.content.as_ref().map_or(0, String::len);
-        message.parts.push(part);
-        let p = message.parts.len() - 1;
+        self.run.output[m].parts.push(part);
         self.pending.push(Pending::Part {
             msg: m,
             part: p,
             len,
         });
+        if cutter.cut {
+            self.cut_part(m, p, cutter.message_binds());
+        }
+    }
+
+    /// Part `p` of message `m` was cut at a limit: it is marked and the limit reported; with the
+    /// message's limit, the whole message is capped.
+    fn cut_part(&mut self, m: usize, p: usize, message_binds: bool) {
+        let limits = self.options.limits;
+        let tally = self.tally(m);
+        tally.cap_part(p);
+        let error = if message_binds {
+            tally.capped = true;
+            LimitError::MessageTooLarge {
+                limit: limits.max_message_size,
+                message: MessageRef::Index(m),
+            }
+        } else {
+            LimitError::PartTooLarge {
+                limit: limits.max_part_size,
+                message: MessageRef::Index(m),
+                part: p,
+            }
+        };
+        self.push_issue(Severity::Error, error.into());
     }
 
     fn push_text(&mut self, msg: usize, part: usize, start: usize, end: usize) {
@@ -545,13 +890,21 @@ impl Assembler {
     fn apply_message_completed(&mut self, message: Message) {
         self.echo.clear();
         self.echo_pos = 0;
-        let theirs = self.expected(message);
+        let mut theirs = self.expected(message);
         let index = match self.run.output.len().checked_sub(1) {
             Some(last) if self.open => {
-                if self.run.output[last].parts != theirs.parts {
+                if self.any_cut(last) {
+                    // Ours, cut at a limit, is kept; only the envelope is taken.
+                    let ours = &mut self.run.output[last];
+                    ours.role = theirs.role;
+                    replace_opt(&mut ours.created_at, theirs.created_at);
+                    ours.completed_at = theirs.completed_at;
+                    ours.extra.extend(theirs.extra);
+                } else if self.run.output[last].parts != theirs.parts {
                     self.materialize(last);
+                    self.fit_message(last, &mut theirs);
                     let assembled = self.run.output[last].clone();
-                    self.warn(AcpError::MessageMismatch {
+                    self.violation(AcpError::MessageMismatch {
                         index: last,
                         assembled: Box::new(assembled),
                     });
@@ -573,8 +926,10 @@ impl Assembler {
                 last
             }
             _ => {
+                let at = self.run.output.len();
+                self.fit_message(at, &mut theirs);
                 self.run.output.push(theirs);
-                self.run.output.len() - 1
+                at
             }
         };
         self.open = false;
@@ -732,6 +1087,25 @@ impl Assembler {
     }
 }
 
+/// The `type` of an event, as on the wire.
+fn event_type(event: &AcpEvent) -> String {
+    match event {
+        AcpEvent::RunCreated { .. } => "run.created",
+        AcpEvent::RunInProgress { .. } => "run.in-progress",
+        AcpEvent::RunAwaiting { .. } => "run.awaiting",
+        AcpEvent::RunCompleted { .. } => "run.completed",
+        AcpEvent::RunFailed { .. } => "run.failed",
+        AcpEvent::RunCancelled { .. } => "run.cancelled",
+        AcpEvent::MessageCreated { .. } => "message.created",
+        AcpEvent::MessagePart { .. } => "message.part",
+        AcpEvent::MessageCompleted { .. } => "message.completed",
+        AcpEvent::Generic { .. } => "generic",
+        AcpEvent::Error { .. } => "error",
+        AcpEvent::Unknown(v) => v.get("type").and_then(|t| t.as_str()).unwrap_or(""),
+    }
+    .to_owned()
+}
+
 /// What a `run.*` event means for the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RunEvent {
@@ -790,10 +1164,17 @@ fn replace_opt<T>(slot: &mut Option<T>, v: Option<T>) {
 /// Feed every HTTP response of one run to the same `AcpStream`, calling
 /// [`finish`](Self::finish) at the end of each: after `run.awaiting`, the stream of
 /// `POST /runs/{run_id}` (the resume) continues the same run.
+///
+/// A connection broken by the network (not a `run.awaiting`) can continue when the server gives
+/// its events SSE `id`s: call [`reconnect`](Self::reconnect), send
+/// [`last_event_id`](Self::last_event_id) as `Last-Event-ID`, and feed the new connection's bytes:
+/// events already applied are skipped (see [`EventCursor`]).
 #[derive(Debug, Clone, Default)]
 pub struct AcpStream {
     sse: SseDecoder,
     assembler: Assembler,
+    /// Bytes fed, all connections together.
+    bytes: u64,
 }
 
 impl AcpStream {
@@ -802,30 +1183,57 @@ impl AcpStream {
         Self {
             sse: SseDecoder::with_options(options.sse),
             assembler: Assembler::new(options),
+            bytes: 0,
         }
     }
 
-    /// Decodes and applies the next chunk of bytes.
+    /// Decodes and applies the next chunk of bytes. After [`Limits::max_stream_bytes`], or once
+    /// strict mode stopped the stream, bytes are ignored.
     pub fn feed(&mut self, bytes: &[u8]) {
+        if self.assembler.stopped {
+            return;
+        }
+        let limit = self.assembler.options.limits.max_stream_bytes;
+        let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
         self.sse
             .feed(bytes, &mut |item| Self::on_item(assembler, item));
+        if let (true, Some(limit)) = (over, limit) {
+            self.assembler.stream_too_large(limit);
+        }
     }
 
     fn on_item(assembler: &mut Assembler, item: SseItem<'_>) {
         match item {
-            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
-            SseItem::Error(e) => assembler.push_issue(Severity::Warning, e.into()),
+            SseItem::Error(e) => assembler.sse_issue(e),
         }
     }
 
+    /// The connection broke and a new one continues the same HTTP response's stream: the SSE
+    /// decoder starts afresh (an event cut by the break is dropped: the server sends it again),
+    /// keeping the last event id, and events already applied are skipped.
+    pub fn reconnect(&mut self) {
+        self.sse.reset();
+        self.assembler.reconnect();
+    }
+
+    /// What to send as `Last-Event-ID` when reconnecting: the last SSE event id, `None` if the
+    /// server gave none (the stream cannot be resumed without repeats).
+    pub fn last_event_id(&self) -> Option<String> {
+        let id = self.sse.last_event_id();
+        (!id.is_empty()).then(|| id.to_owned())
+    }
+
     /// Ends the current HTTP response's stream (see [`Assembler::finish`]). The decoder is reset,
-    /// ready for the next response of the same run (a resume).
+    /// ready for the next response of the same run (a resume after `run.awaiting`, whose events
+    /// are numbered afresh).
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
         self.sse.finish(&mut |item| Self::on_item(assembler, item));
         self.assembler.finish();
+        self.assembler.cursor = EventCursor::new();
     }
 
     /// The SSE decoder (last event id, retry).

@@ -58,7 +58,8 @@ pub use model::{
 pub use session::{AcpSession, Inbound, SessionOptions, SessionUpdate};
 
 use crate::error::ErrorCode;
-use crate::sse::SseError;
+use crate::limits::LimitError;
+use crate::sse::{ResumeError, SseError};
 
 /// Errors and warnings of the ACP dialect. Every one keeps the input it is about.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -161,6 +162,24 @@ pub enum AcpError {
         /// Why it is invalid.
         reason: String,
     },
+    /// A limit of [`AcpOptions::limits`] was hit (`message-too-large`, `too-many-parts`,
+    /// `part-too-large`, `too-deep`, `stream-too-large`).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// A resumed stream lost or repeated events (`resume-gap`, `duplicate-event`).
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
+    /// An event came where the protocol does not allow it (`what`): `event-after-end` (anything
+    /// after `run.completed`, `run.failed`, `run.cancelled` or `error`), `message-created-while-open`
+    /// (a `message.created` before the open message completed), `completed-without-message` (a
+    /// `message.completed` with no message open). Applied in lenient mode; refused in strict mode.
+    #[error("event out of order: {what}")]
+    OutOfOrder {
+        /// What was out of order.
+        what: &'static str,
+        /// The event's `type`.
+        event_type: String,
+    },
     /// A request could not be written as JSON (a non-finite number in a `serde_json::Value` cannot
     /// occur, so this is a map with non-string keys or similar).
     #[error("the request could not be serialized: {reason}")]
@@ -203,6 +222,9 @@ impl ErrorCode for AcpError {
             AcpError::ContentTypeNotAccepted { .. } => "content-type-not-accepted",
             AcpError::InvalidContentTypePattern { .. } => "invalid-content-type-pattern",
             AcpError::Unserializable { .. } => "unserializable",
+            AcpError::Limit(e) => e.code(),
+            AcpError::Resume(e) => e.code(),
+            AcpError::OutOfOrder { .. } => "out-of-order",
         }
     }
 
@@ -242,6 +264,11 @@ impl ErrorCode for AcpError {
                 reason,
             } => json!({ "agent": agent, "pattern": pattern, "reason": reason }),
             AcpError::Unserializable { reason } => json!({ "reason": reason }),
+            AcpError::Limit(e) => e.details(),
+            AcpError::Resume(e) => e.details(),
+            AcpError::OutOfOrder { what, event_type } => {
+                json!({ "what": what, "eventType": event_type })
+            }
         }
     }
 }

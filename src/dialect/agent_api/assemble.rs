@@ -2,6 +2,8 @@
 
 use std::collections::HashMap;
 
+use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
+
 use serde::Serialize;
 
 use super::event::{error_info, RawEvent};
@@ -11,7 +13,7 @@ use super::model::{
 use super::AgentApiError;
 use crate::error::ErrorCode;
 pub use crate::error::Severity;
-use crate::sse::{SseDecoder, SseItem, SseOptions};
+use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
 /// Options of [`Assembler`] and [`AgentStream`].
@@ -26,6 +28,11 @@ pub struct AssemblerOptions {
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AgentStream`] only).
     pub sse: SseOptions,
+    /// Limits on what the stream may make the assembler hold (see [`crate::limits`]).
+    pub limits: Limits,
+    /// Strict mode (default `false`, lenient): input the protocol does not allow is an error
+    /// that ends the stream instead of a warning. See [`Assembler`] for each case.
+    pub strict: bool,
 }
 
 impl Default for AssemblerOptions {
@@ -34,6 +41,8 @@ impl Default for AssemblerOptions {
             updates: true,
             coalesce: false,
             sse: SseOptions::default(),
+            limits: Limits::default(),
+            strict: false,
         }
     }
 }
@@ -153,10 +162,46 @@ enum Pending {
 ///   from the final `output` is kept and reported).
 /// - `{"error": …}` without `object` fails the response. A terminal response status ends it; at
 ///   [`finish`](Assembler::finish) a response that never reached one is marked `incomplete`.
-/// - Malformed events are skipped, reported as warnings with their data, and never stop the stream.
+/// - Malformed events are skipped, reported as warnings with their data, and (in lenient mode)
+///   never stop the stream.
 ///
 /// Messages and contents left unfinished by a terminal response are marked `incomplete`.
-#[derive(Debug, Clone, Default)]
+///
+/// # Lenient and strict mode
+///
+/// [`AssemblerOptions::strict`] decides what input the protocol does not allow does. Lenient (the
+/// default) keeps going and reports a `warning`; strict reports an `error` and ends the stream:
+/// the offending event is refused (unless the problem shows only while applying it, as noted), the
+/// response is marked `incomplete` (unless it had already ended), unfinished messages and contents
+/// `incomplete`, a [`StreamUpdate::Done`] follows, and later input is ignored.
+///
+/// | input | code | lenient | strict |
+/// |---|---|---|---|
+/// | data that is not JSON, or JSON of the wrong shape | `invalid-json`, `invalid-event` | skipped, warning | error, ends |
+/// | an unknown `object` | `unknown-event` | skipped (kept in the issue), warning | error, ends |
+/// | a content without `msg_id` | `content-without-message` | skipped, warning | error, ends |
+/// | any event after the response reached a terminal status | `out-of-order` (`event-after-end`) | applied, warning | refused, error, ends |
+/// | a content for a message whose status is terminal | `out-of-order` (`content-after-message-end`) | applied, warning | refused, error, ends |
+/// | a content `index` beyond the message's next free index | `index-gap` | applied, warning | refused, error, ends |
+/// | a delta of another kind than its content | `delta-kind-mismatch` | applied as a replacement, warning | refused, error, ends |
+/// | final contents that differ from what the deltas built | `content-mismatch` | the server's version taken, warning | the same, error, ends after the event |
+/// | a streamed message missing from the final `output` | `message-missing-from-output` | kept, warning | kept, error, ends after the event |
+/// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
+/// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
+/// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
+///
+/// Limits ([`AssemblerOptions::limits`], see [`crate::limits`]) and lost events of a resumed
+/// stream (`resume-gap`) are errors in both modes and do not end the stream (except
+/// `stream-too-large`). An agent's own failure (`server-error`) is the same in both modes.
+///
+/// # Resuming
+///
+/// When the server numbers its events (SSE `id`s, or the Agent API's `sequence_number`), a stream
+/// broken by the network continues on a new connection: [`AgentStream::reconnect`], then feed the
+/// new connection's bytes. Events already applied are skipped, so nothing is duplicated; see
+/// [`EventCursor`] for the rules, and [`AgentStream::last_event_id`] for the `Last-Event-ID`
+/// header.
+#[derive(Debug, Clone)]
 pub struct Assembler {
     options: AssemblerOptions,
     response: AgentResponse,
@@ -168,6 +213,20 @@ pub struct Assembler {
     runs: Vec<(usize, usize, usize)>,
     done: bool,
     events: u64,
+    /// Sizes and limits hit, per message position.
+    tallies: Vec<MessageTally>,
+    /// Which events were applied (for resuming).
+    cursor: EventCursor,
+    /// Strict mode found a violation in the current event: end the stream after it.
+    halting: bool,
+    /// The stream was ended by strict mode, a stream limit or an abort: input is ignored.
+    stopped: bool,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Self::new(AssemblerOptions::default())
+    }
 }
 
 impl Assembler {
@@ -175,8 +234,49 @@ impl Assembler {
     pub fn new(options: AssemblerOptions) -> Self {
         Self {
             options,
-            ..Self::default()
+            response: AgentResponse::default(),
+            ids: HashMap::new(),
+            last_msg: None,
+            pending: Vec::new(),
+            runs: Vec::new(),
+            done: false,
+            events: 0,
+            tallies: Vec::new(),
+            cursor: EventCursor::new(),
+            halting: false,
+            stopped: false,
         }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &AssemblerOptions {
+        &self.options
+    }
+
+    /// Whether the stream was stopped early: by strict mode, by
+    /// [`Limits::max_stream_bytes`], or by [`abort`](Self::abort). Later input is ignored.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// A new connection continues this stream (see [`EventCursor::reconnect`]): events already
+    /// applied are skipped from now on.
+    pub fn reconnect(&mut self) {
+        self.cursor.reconnect();
+    }
+
+    /// Reports a problem of the SSE layer: a warning in lenient mode, an error that ends the
+    /// stream in strict mode.
+    pub fn sse_issue(&mut self, error: crate::sse::SseError) {
+        if !self.stopped {
+            self.violation(error.into());
+            self.end_event();
+        }
+    }
+
+    /// The resume cursor (which events were applied).
+    pub fn cursor(&self) -> &EventCursor {
+        &self.cursor
     }
 
     /// The response as assembled so far.
@@ -191,6 +291,13 @@ impl Assembler {
 
     /// Takes the assembled response, leaving an empty one.
     pub fn take_response(&mut self) -> AgentResponse {
+        // Pending text deltas refer into the response: copy them out first.
+        for m in 0..self.response.output.len() {
+            self.materialize_message(m);
+        }
+        self.tallies.clear();
+        self.ids.clear();
+        self.last_msg = None;
         std::mem::take(&mut self.response)
     }
 
@@ -216,14 +323,106 @@ impl Assembler {
         !self.pending.is_empty()
     }
 
-    /// Applies one SSE `data` payload. Malformed data becomes an [`StreamUpdate::Issue`].
+    /// Applies one SSE `data` payload. Malformed data becomes an [`StreamUpdate::Issue`]. After a
+    /// [`reconnect`](Self::reconnect), an event whose `sequence_number` was already applied is
+    /// skipped.
     pub fn push_data(&mut self, data: &str) {
-        if data == "[DONE]" {
-            return; // an end-of-stream sentinel some servers add; not an event
+        self.push_admitted(data, true);
+    }
+
+    /// Applies one SSE event, skipping it if a resumed stream already applied it.
+    pub fn push_sse_event(&mut self, event: &SseEvent<'_>) {
+        if self.stopped {
+            return;
+        }
+        match self.cursor.admit_event(event.id, event.has_id) {
+            None => self.push_admitted(event.data, true),
+            Some(admission) => {
+                if self.admit(admission) {
+                    self.push_admitted(event.data, false);
+                }
+            }
+        }
+    }
+
+    /// Acts on an admission; says whether to apply the event.
+    fn admit(&mut self, admission: Admission) -> bool {
+        match admission {
+            Admission::Apply => true,
+            Admission::ApplyAfterGap(e) => {
+                self.push_issue(Severity::Error, e.into());
+                true
+            }
+            Admission::Replayed => false,
+            Admission::Duplicate(e) => {
+                self.violation(e.into());
+                self.end_event();
+                false
+            }
+        }
+    }
+
+    fn push_admitted(&mut self, data: &str, by_sequence: bool) {
+        if self.stopped || data == "[DONE]" {
+            return; // `[DONE]`: an end-of-stream sentinel some servers add; not an event
+        }
+        let max_depth = self.options.limits.max_depth;
+        if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+            self.violation(limits::too_deep(data, max_depth, offset).into());
+            return self.end_event();
         }
         match RawEvent::parse(data) {
-            Ok(raw) => self.push_raw(raw),
-            Err(e) => self.warn(e),
+            Ok(raw) => {
+                if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
+                    let admission = self.cursor.admit_sequence(seq);
+                    if !self.admit(admission) {
+                        return;
+                    }
+                }
+                self.push_raw(raw);
+            }
+            Err(e) => {
+                self.violation(e);
+            }
+        }
+        self.end_event();
+    }
+
+    /// Reports input the protocol does not allow: a warning in lenient mode; in strict mode an
+    /// error, and the stream ends after the current event. Says whether to refuse the input.
+    fn violation(&mut self, error: AgentApiError) -> bool {
+        if self.options.strict {
+            self.push_issue(Severity::Error, error);
+            self.halting = true;
+            true
+        } else {
+            self.warn(error);
+            false
+        }
+    }
+
+    /// After each event: ends the stream if strict mode found a violation.
+    fn end_event(&mut self) {
+        if self.halting {
+            self.halting = false;
+            self.stop();
+        }
+    }
+
+    /// Ends the stream early: what is unfinished is marked `incomplete`, later input is ignored.
+    fn stop(&mut self) {
+        self.stopped = true;
+        if !self.done {
+            self.response.status = RunStatus::Incomplete;
+            self.end();
+        }
+    }
+
+    /// The stream exceeded [`Limits::max_stream_bytes`]: it ends here.
+    pub(crate) fn stream_too_large(&mut self, limit: u64) {
+        if !self.stopped {
+            self.push_issue(Severity::Error, LimitError::StreamTooLarge { limit }.into());
+            self.stop();
         }
     }
 
@@ -244,6 +443,16 @@ impl Assembler {
     }
 
     fn push_raw(&mut self, raw: RawEvent<'_>) {
+        if self.done {
+            let error = AgentApiError::OutOfOrder {
+                what: "event-after-end",
+                msg_id: raw.msg_id.as_ref().map(|m| m.0.clone().into_owned()),
+                index: raw.index,
+            };
+            if self.violation(error) {
+                return;
+            }
+        }
         self.events += 1;
         match raw.object() {
             "content" => self.apply_content(raw),
@@ -262,7 +471,7 @@ impl Assembler {
             object => {
                 let object = object.to_owned();
                 if let super::AgentEvent::Unknown(event) = raw.into_event() {
-                    self.warn(AgentApiError::UnknownEvent { object, event });
+                    self.violation(AgentApiError::UnknownEvent { object, event });
                 }
             }
         }
@@ -301,12 +510,29 @@ impl Assembler {
     fn apply_content(&mut self, mut raw: RawEvent<'_>) {
         let Some(msg_id) = raw.msg_id.take() else {
             let content = raw.into_content();
-            self.warn(AgentApiError::ContentWithoutMessage {
+            self.violation(AgentApiError::ContentWithoutMessage {
                 content: Box::new(content),
             });
             return;
         };
         let m = self.message_pos(&msg_id.0, true);
+        if self.tally(m).capped {
+            return; // the message hit a limit (reported once): later content is dropped
+        }
+        let message_ended = self.response.output[m]
+            .status
+            .as_ref()
+            .is_some_and(RunStatus::is_terminal);
+        if message_ended {
+            let error = AgentApiError::OutOfOrder {
+                what: "content-after-message-end",
+                msg_id: Some(msg_id.0.clone().into_owned()),
+                index: raw.index,
+            };
+            if self.violation(error) {
+                return;
+            }
+        }
         let is_delta = raw.delta == Some(true);
         let kind: ContentKind = raw
             .kind
@@ -321,6 +547,25 @@ impl Assembler {
             None => next_index(contents),
         };
         let found = find_content(&self.response.output[m].content, index);
+        if self.tally(m).part_capped(index as usize) {
+            return; // the content hit a limit (reported once): later content is dropped
+        }
+        if found.is_err() {
+            let expected = next_index(&self.response.output[m].content);
+            if index > expected {
+                let error = AgentApiError::IndexGap {
+                    msg_id: msg_id.0.clone().into_owned(),
+                    index,
+                    expected,
+                };
+                if self.violation(error) {
+                    return;
+                }
+            }
+            if !self.admit_part(m) {
+                return;
+            }
+        }
         match found {
             Ok(pos) if is_delta => {
                 let existing = &self.response.output[m].content[pos];
@@ -331,7 +576,9 @@ impl Assembler {
                         kind: existing.kind.clone(),
                         got: kind,
                     };
-                    self.warn(error);
+                    if self.violation(error) {
+                        return;
+                    }
                     self.replace_content(m, pos, index, raw);
                 } else {
                     self.append_delta(m, pos, index, raw);
@@ -348,7 +595,7 @@ impl Assembler {
                     status: Some(RunStatus::InProgress),
                     ..Content::default()
                 };
-                self.response.output[m].content.insert(pos, empty);
+                self.insert_content(m, pos, empty);
                 self.push_content_update(m, pos);
                 self.append_delta(m, pos, index, raw);
             }
@@ -359,53 +606,197 @@ impl Assembler {
                 if content.status.is_none() {
                     content.status = Some(RunStatus::InProgress);
                 }
-                self.response.output[m].content.insert(pos, content);
+                let cut = self.fit_content(m, index, &mut content);
+                self.insert_content(m, pos, content);
+                if let Some(cut) = cut {
+                    self.cap_part(m, pos, index, cut);
+                }
                 self.push_content_update(m, pos);
             }
         }
     }
 
+    /// Inserts a content at position `pos` of message `m`. Contents after it move, so pending
+    /// updates that refer to them by position are copied out first.
+    fn insert_content(&mut self, m: usize, pos: usize, content: Content) {
+        if pos < self.response.output[m].content.len() {
+            self.materialize_message(m);
+        }
+        self.response.output[m].content.insert(pos, content);
+    }
+
+    /// The tally of message `m` (created on first use).
+    fn tally(&mut self, m: usize) -> &mut MessageTally {
+        if self.tallies.len() <= m {
+            self.tallies.resize_with(m + 1, MessageTally::default);
+        }
+        &mut self.tallies[m]
+    }
+
+    /// Whether message `m` may take one more content; if not, the message is capped and the
+    /// limit reported.
+    fn admit_part(&mut self, m: usize) -> bool {
+        let limit = self.options.limits.max_parts;
+        if self.response.output[m].content.len() < limit {
+            return true;
+        }
+        self.cap_message(
+            m,
+            LimitError::TooManyParts {
+                limit,
+                message: self.message_ref(m),
+            },
+        );
+        false
+    }
+
+    fn message_ref(&self, m: usize) -> MessageRef {
+        MessageRef::Id(
+            self.response.output[m]
+                .id
+                .clone()
+                .unwrap_or_else(|| m.to_string()),
+        )
+    }
+
+    /// Marks message `m` capped and `incomplete`, reporting `error` (once: later content for the
+    /// message is dropped before any limit is checked again).
+    fn cap_message(&mut self, m: usize, error: LimitError) {
+        self.tally(m).capped = true;
+        self.response.output[m].status = Some(RunStatus::Incomplete);
+        self.push_issue(Severity::Error, error.into());
+        self.close_runs_of_message(m);
+        self.record(owned(StreamUpdate::Message {
+            message: self.response.output[m].clone(),
+        }));
+    }
+
+    /// Cuts a whole content (new, or replacing content `index`) to what message `m` and the part
+    /// may still take; says which limit bound if anything was cut (`true`: the message's).
+    fn fit_content(&mut self, m: usize, index: u32, content: &mut Content) -> Option<bool> {
+        let limits = self.options.limits;
+        let key = index as usize;
+        let mut cutter = limits::Cutter::new(self.tally(m).replace_budget(&limits, key));
+        cutter.opt_string(&mut content.text);
+        cutter.opt_string(&mut content.image_url);
+        cutter.opt_string(&mut content.file_url);
+        cutter.opt_string(&mut content.file_data);
+        cutter.opt_string(&mut content.refusal);
+        cutter.opt_string(&mut content.video_url);
+        cutter.opt_string(&mut content.format);
+        cutter.opt_string(&mut content.file_id);
+        cutter.opt_string(&mut content.filename);
+        cutter.json(&mut content.data);
+        self.tally(m).set(key, cutter.used());
+        if cutter.cut {
+            content.status = Some(RunStatus::Incomplete);
+        }
+        cutter.cut.then(|| cutter.message_binds())
+    }
+
+    /// Content `index` (at `pos`) of message `m` hit a limit: it is marked `incomplete`, the limit
+    /// reported, and later content for it (or, for the message's limit, the message) dropped.
+    fn cap_part(&mut self, m: usize, pos: usize, index: u32, message_binds: bool) {
+        self.tally(m).cap_part(index as usize);
+        if let Some(c) = self.response.output[m].content.get_mut(pos) {
+            c.status = Some(RunStatus::Incomplete);
+        }
+        let limits = self.options.limits;
+        let message = self.message_ref(m);
+        if message_binds {
+            self.cap_message(
+                m,
+                LimitError::MessageTooLarge {
+                    limit: limits.max_message_size,
+                    message,
+                },
+            );
+        } else {
+            self.push_issue(
+                Severity::Error,
+                LimitError::PartTooLarge {
+                    limit: limits.max_part_size,
+                    message,
+                    part: index as usize,
+                }
+                .into(),
+            );
+        }
+    }
+
     fn append_delta(&mut self, m: usize, pos: usize, index: u32, mut raw: RawEvent<'_>) {
-        let content = &mut self.response.output[m].content[pos];
         if let Some(status) = raw.status.take() {
+            let content = &mut self.response.output[m].content[pos];
             if content.status.as_ref() != Some(&status) {
                 content.status = Some(status);
             }
         }
-        match content.kind {
+        let limits = self.options.limits;
+        let key = index as usize;
+        let mut cutter = limits::Cutter::new(self.tally(m).append_budget(&limits, key));
+        let kind = self.response.output[m].content[pos].kind.clone();
+        match kind {
             ContentKind::Text => {
-                let Some(text) = raw.text.take() else { return };
-                if text.0.is_empty() {
+                let Some(mut text) = raw.text.take().map(|t| t.0.into_owned()) else {
+                    return;
+                };
+                if text.is_empty() {
                     return;
                 }
+                cutter.string(&mut text);
+                self.tally(m).grow(key, cutter.used());
+                let content = &mut self.response.output[m].content[pos];
                 let buf = content.text.get_or_insert_with(String::new);
                 let start = buf.len();
-                buf.push_str(&text.0);
+                buf.push_str(&text);
                 let end = buf.len();
-                self.push_text(m, pos, start, end);
+                if end > start {
+                    self.push_text(m, pos, start, end);
+                }
             }
             ContentKind::Data => {
                 let Some(delta) = raw.data.take() else { return };
-                match &mut content.data {
-                    Some(existing) => merge_data(existing, &delta),
-                    None => content.data = Some(delta.clone()),
+                if cutter.fits(limits::json_size(&delta)) {
+                    self.tally(m).grow(key, cutter.used());
+                    let content = &mut self.response.output[m].content[pos];
+                    match &mut content.data {
+                        Some(existing) => merge_data(existing, &delta),
+                        None => content.data = Some(delta.clone()),
+                    }
+                    let msg_id = content.msg_id.clone().unwrap_or_default();
+                    self.close_run(m, pos);
+                    self.record(owned(StreamUpdate::DataDelta {
+                        msg_id,
+                        index,
+                        delta,
+                    }));
                 }
-                let msg_id = content.msg_id.clone().unwrap_or_default();
-                self.close_run(m, pos);
-                self.record(owned(StreamUpdate::DataDelta {
-                    msg_id,
-                    index,
-                    delta,
-                }));
             }
             _ => {
                 // Other kinds: string payload fields concatenate, others replace.
-                append_opt(&mut content.image_url, raw.image_url.take());
-                append_opt(&mut content.file_data, raw.file_data.take());
-                append_opt(&mut content.refusal, raw.refusal.take());
-                append_opt(&mut content.video_url, raw.video_url.take());
-                append_opt(&mut content.file_url, raw.file_url.take());
-                if let Some(serde_json::Value::String(more)) = raw.data.take() {
+                let mut pieces = [
+                    raw.image_url.take(),
+                    raw.file_data.take(),
+                    raw.refusal.take(),
+                    raw.video_url.take(),
+                    raw.file_url.take(),
+                    match raw.data.take() {
+                        Some(serde_json::Value::String(more)) => Some(more),
+                        _ => None,
+                    },
+                ];
+                for piece in &mut pieces {
+                    cutter.opt_string(piece);
+                }
+                self.tally(m).grow(key, cutter.used());
+                let [image_url, file_data, refusal, video_url, file_url, data] = pieces;
+                let content = &mut self.response.output[m].content[pos];
+                append_opt(&mut content.image_url, image_url);
+                append_opt(&mut content.file_data, file_data);
+                append_opt(&mut content.refusal, refusal);
+                append_opt(&mut content.video_url, video_url);
+                append_opt(&mut content.file_url, file_url);
+                if let Some(more) = data {
                     match &mut content.data {
                         Some(serde_json::Value::String(s)) => s.push_str(&more),
                         other => *other = Some(serde_json::Value::String(more)),
@@ -414,8 +805,14 @@ impl Assembler {
                 replace_opt(&mut content.format, raw.format.take());
                 replace_opt(&mut content.file_id, raw.file_id.take());
                 replace_opt(&mut content.filename, raw.filename.take());
-                self.push_content_update(m, pos);
+                if !cutter.cut {
+                    self.push_content_update(m, pos);
+                }
             }
+        }
+        if cutter.cut {
+            self.cap_part(m, pos, index, cutter.message_binds());
+            self.push_content_update(m, pos);
         }
     }
 
@@ -426,11 +823,15 @@ impl Assembler {
         let mut content = raw.into_content();
         content.index = Some(index);
         content.msg_id = msg_id;
+        let cut = self.fit_content(m, index, &mut content);
         let old = &mut self.response.output[m].content[pos];
         if content.status.is_none() {
             content.status = old.status.take();
         }
         *old = content;
+        if let Some(cut) = cut {
+            self.cap_part(m, pos, index, cut);
+        }
         self.push_content_update(m, pos);
     }
 
@@ -505,12 +906,12 @@ impl Assembler {
     }
 
     fn text_update(&self, msg: usize, pos: usize, start: usize, end: usize) -> StreamUpdate {
-        let message = &self.response.output[msg];
-        let content = &message.content[pos];
-        let text = content.text.as_deref().unwrap_or("");
+        let message = self.response.output.get(msg);
+        let content = message.and_then(|m| m.content.get(pos));
+        let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
         StreamUpdate::TextDelta {
-            msg_id: message.id.clone().unwrap_or_default(),
-            index: content.index.unwrap_or(pos as u32),
+            msg_id: message.and_then(|m| m.id.clone()).unwrap_or_default(),
+            index: content.and_then(|c| c.index).unwrap_or(pos as u32),
             delta: text.get(start..end).unwrap_or("").to_owned(),
         }
     }
@@ -540,6 +941,7 @@ impl Assembler {
             extra,
             object: _,
         } = incoming;
+        let capped = self.tally(m).capped;
         let target = &mut self.response.output[m];
         if target.id.is_none() {
             target.id = id;
@@ -547,7 +949,10 @@ impl Assembler {
         if kind != MessageType::Message || target.kind == MessageType::Message {
             target.kind = kind;
         }
-        replace_opt(&mut target.status, status);
+        if !capped {
+            // A message that hit a limit stays `incomplete`.
+            replace_opt(&mut target.status, status);
+        }
         replace_opt(&mut target.role, role);
         replace_opt(&mut target.code, code);
         replace_opt(&mut target.message, message);
@@ -559,7 +964,7 @@ impl Assembler {
         replace_opt(&mut target.error, error);
         target.extra.extend(extra);
         let failed = (target.status == Some(RunStatus::Failed)).then(|| target.error.clone());
-        if !content.is_empty() {
+        if !content.is_empty() && !capped {
             self.reconcile_contents(m, content);
         }
         if let Some(error) = failed {
@@ -588,8 +993,19 @@ impl Assembler {
             if c.msg_id.is_none() {
                 c.msg_id.clone_from(&msg_id);
             }
+            if self.tally(m).capped {
+                return; // the message hit a limit: the rest of the server's version is dropped
+            }
+            if self.tally(m).part_capped(index as usize) {
+                continue; // our version, cut at a limit, is kept
+            }
+            let found = find_content(&self.response.output[m].content, index);
+            if found.is_err() && !self.admit_part(m) {
+                return;
+            }
+            let cut = self.fit_content(m, index, &mut c);
             let contents = &mut self.response.output[m].content;
-            match find_content(contents, index) {
+            let pos = match found {
                 Ok(pos) => {
                     let ours = &mut contents[pos];
                     if c.status.is_none() {
@@ -597,7 +1013,7 @@ impl Assembler {
                     }
                     if !same_payload(ours, &c) {
                         let assembled = Box::new(std::mem::replace(ours, c));
-                        self.warn(AgentApiError::ContentMismatch {
+                        self.violation(AgentApiError::ContentMismatch {
                             msg_id: msg_id.clone().unwrap_or_default(),
                             index,
                             assembled,
@@ -605,13 +1021,18 @@ impl Assembler {
                     } else {
                         ours.status = c.status;
                     }
+                    pos
                 }
                 Err(pos) => {
                     if c.status.is_none() {
                         c.status.clone_from(&message_status);
                     }
                     contents.insert(pos, c);
+                    pos
                 }
+            };
+            if let Some(cut) = cut {
+                self.cap_part(m, pos, index, cut);
             }
         }
     }
@@ -654,7 +1075,7 @@ impl Assembler {
                 .filter(|id| !listed.contains(id))
                 .collect();
             for msg_id in missing {
-                self.warn(AgentApiError::MessageMissingFromOutput { msg_id });
+                self.violation(AgentApiError::MessageMissingFromOutput { msg_id });
             }
         }
         self.record(owned(StreamUpdate::Response {
@@ -734,6 +1155,7 @@ impl Assembler {
     /// and unfinished parts `incomplete`; the pending updates are dropped (no callback should run
     /// after an abort), everything received stays in the response.
     pub fn abort(&mut self) {
+        self.stopped = true;
         if !self.done {
             self.response.status = RunStatus::Canceled;
             self.end();
@@ -776,13 +1198,13 @@ impl Assembler {
                     start,
                     end,
                 } => {
-                    let message = &self.response.output[*msg];
-                    let content = &message.content[*pos];
-                    let text = content.text.as_deref().unwrap_or("");
+                    let message = self.response.output.get(*msg);
+                    let content = message.and_then(|m| m.content.get(*pos));
+                    let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
                     serde_json::to_string(&TextDeltaRef {
                         kind: "textDelta",
-                        msg_id: message.id.as_deref().unwrap_or(""),
-                        index: content.index.unwrap_or(*pos as u32),
+                        msg_id: message.and_then(|m| m.id.as_deref()).unwrap_or(""),
+                        index: content.and_then(|c| c.index).unwrap_or(*pos as u32),
                         delta: text.get(*start..*end).unwrap_or(""),
                     })
                 }
@@ -895,10 +1317,39 @@ pub(crate) fn merge_data(base: &mut serde_json::Value, delta: &serde_json::Value
 
 /// SSE decoding and assembly in one: bytes of an Agent API `text/event-stream` in, updates and the
 /// assembled response out. This is what the JavaScript client runs on every network chunk.
+///
+/// A stream broken by the network can continue on a new connection when the server numbers its
+/// events: call [`reconnect`](Self::reconnect), send [`last_event_id`](Self::last_event_id) as
+/// the `Last-Event-ID` header, and feed the new connection's bytes to the same `AgentStream`.
+///
+/// ```
+/// use agentwire::dialect::agent_api::{AgentStream, ResponseBuilder, Role};
+///
+/// let mut builder = ResponseBuilder::new(None);
+/// let sse = builder.streaming_sse(&["Hel", "lo"], Role::Assistant);
+/// let events: Vec<&str> = sse.split_inclusive("\n\n").collect();
+///
+/// let mut stream = AgentStream::new(Default::default());
+/// for e in &events[..4] {
+///     stream.feed(e.as_bytes());
+/// }
+/// stream.feed(&events[4].as_bytes()[..10]); // the connection breaks inside an event
+/// let last = stream.last_event_id(); // the last `sequence_number` applied: "3"
+/// assert_eq!(last.as_deref(), Some("3"));
+///
+/// stream.reconnect();
+/// for e in &events[2..] {
+///     stream.feed(e.as_bytes()); // the server resumes from an earlier event: repeats are skipped
+/// }
+/// stream.finish();
+/// assert_eq!(stream.response().output[0].text(), "Hello");
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct AgentStream {
     sse: SseDecoder,
     assembler: Assembler,
+    /// Bytes fed, all connections together.
+    bytes: u64,
 }
 
 impl AgentStream {
@@ -907,22 +1358,52 @@ impl AgentStream {
         Self {
             sse: SseDecoder::with_options(options.sse),
             assembler: Assembler::new(options),
+            bytes: 0,
         }
     }
 
-    /// Decodes and applies the next chunk of bytes.
+    /// Decodes and applies the next chunk of bytes. After [`Limits::max_stream_bytes`], or once
+    /// the stream was stopped (strict mode, abort), bytes are ignored.
     pub fn feed(&mut self, bytes: &[u8]) {
+        if self.assembler.stopped {
+            return;
+        }
+        let limit = self.assembler.options.limits.max_stream_bytes;
+        let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
         self.sse
             .feed(bytes, &mut |item| Self::on_item(assembler, item));
+        if let (true, Some(limit)) = (over, limit) {
+            self.assembler.stream_too_large(limit);
+        }
     }
 
     fn on_item(assembler: &mut Assembler, item: SseItem<'_>) {
         match item {
-            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
-            SseItem::Error(e) => assembler.push_issue(Severity::Warning, e.into()),
+            SseItem::Error(e) => assembler.sse_issue(e),
         }
+    }
+
+    /// The connection broke and a new one continues the stream: the SSE decoder starts afresh
+    /// (an event cut by the break is dropped: the server sends it again), keeping the last event
+    /// id, and the assembler goes on, skipping the events it already applied (see
+    /// [`EventCursor`]). Feed the new connection's bytes next.
+    pub fn reconnect(&mut self) {
+        self.sse.reset();
+        self.assembler.reconnect();
+    }
+
+    /// What to send as `Last-Event-ID` when reconnecting: the SSE decoder's last event id, or,
+    /// when the server gives no SSE ids, the `sequence_number` of the last event applied (in
+    /// decimal). `None` when the stream has neither: it cannot be resumed without repeats.
+    pub fn last_event_id(&self) -> Option<String> {
+        let id = self.sse.last_event_id();
+        if !id.is_empty() {
+            return Some(id.to_owned());
+        }
+        self.assembler.cursor.last_sequence().map(|s| s.to_string())
     }
 
     /// Ends the stream (see [`Assembler::finish`]).
@@ -968,5 +1449,69 @@ impl AgentStream {
     /// Takes the updates recorded since the last drain.
     pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
         self.assembler.drain_updates()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_the_response_keeps_pending_text_deltas_deliverable() {
+        // Pending text deltas are ranges into the response; taking it used to leave them pointing
+        // at nothing (an index panic when drained).
+        let mut a = Assembler::new(AssemblerOptions::default());
+        a.push_data(
+            r#"{"object":"content","msg_id":"m1","index":0,"delta":true,"type":"text","text":"Hi"}"#,
+        );
+        let taken = a.take_response();
+        assert_eq!(taken.output[0].text(), "Hi");
+        let deltas: Vec<String> = a
+            .drain_updates()
+            .into_iter()
+            .filter_map(|u| match u {
+                StreamUpdate::TextDelta { delta, .. } => Some(delta),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deltas, ["Hi"]);
+        let mut json = String::new();
+        a.drain_updates_json(&mut json);
+        assert_eq!(json, "[]");
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Found by the `agent_api` fuzz target: a content inserted before another (index 0 after
+    /// index 2) moved it, and a pending text delta of the moved content, still referring to its old
+    /// position, was delivered as the new content's (empty) text, so the updates depended on where
+    /// the stream was split into chunks.
+    #[test]
+    fn a_content_inserted_before_another_keeps_the_others_pending_delta() {
+        let events = [
+            r#"{"object":"content","index":2,"delta":true,"msg_id":"m1","text":"E"}"#,
+            r#"{"object":"content","index":0,"msg_id":"m1"}"#,
+        ];
+        let deltas = |drain_between: bool| {
+            let mut a = Assembler::new(AssemblerOptions::default());
+            let mut updates = Vec::new();
+            for e in events {
+                a.push_data(e);
+                if drain_between {
+                    updates.extend(a.drain_updates());
+                }
+            }
+            updates.extend(a.drain_updates());
+            updates
+        };
+        let together = deltas(false);
+        assert_eq!(together, deltas(true));
+        assert!(together.iter().any(|u| matches!(
+            u,
+            StreamUpdate::TextDelta { index: 2, delta, .. } if delta == "E"
+        )));
     }
 }

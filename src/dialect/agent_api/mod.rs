@@ -39,7 +39,8 @@ pub use model::{
 pub use request::RequestBuilder;
 
 use crate::error::ErrorCode;
-use crate::sse::SseError;
+use crate::limits::LimitError;
+use crate::sse::{ResumeError, SseError};
 
 /// Errors and warnings of the Agent API dialect. Every one keeps the input it is about.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -136,6 +137,36 @@ pub enum AgentApiError {
         /// The allowed range, e.g. `0 to 2`.
         range: &'static str,
     },
+    /// A limit of [`AssemblerOptions::limits`] was hit (`message-too-large`, `too-many-parts`,
+    /// `part-too-large`, `too-deep`, `stream-too-large`).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// A resumed stream lost or repeated events (`resume-gap`, `duplicate-event`).
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
+    /// An event came where the protocol does not allow it: anything after the response reached a
+    /// terminal status (`what`: `event-after-end`), content for a message that had completed
+    /// (`content-after-message-end`). Applied in lenient mode; refused in strict mode.
+    #[error("event out of order: {what}")]
+    OutOfOrder {
+        /// What was out of order: `event-after-end` or `content-after-message-end`.
+        what: &'static str,
+        /// The message concerned, if any.
+        msg_id: Option<String>,
+        /// The content index concerned, if any.
+        index: Option<u32>,
+    },
+    /// A content arrived with an `index` beyond the next free one of its message (contents
+    /// `0..expected` exist or are missing). Applied in lenient mode; refused in strict mode.
+    #[error("content index {index} of message {msg_id} skips ahead (expected at most {expected})")]
+    IndexGap {
+        /// The message.
+        msg_id: String,
+        /// The content's index.
+        index: u32,
+        /// The next index the message could take.
+        expected: u32,
+    },
     /// A builder method was used on content of the wrong kind (e.g. `add_text_delta` on `data`).
     #[error("`{method}` needs {expected} content, this builder makes {kind}")]
     WrongContentKind {
@@ -180,6 +211,10 @@ impl ErrorCode for AgentApiError {
             AgentApiError::ContentWithoutMessage { .. } => "content-without-message",
             AgentApiError::ParameterOutOfRange { .. } => "parameter-out-of-range",
             AgentApiError::WrongContentKind { .. } => "wrong-content-kind",
+            AgentApiError::Limit(e) => e.code(),
+            AgentApiError::Resume(e) => e.code(),
+            AgentApiError::OutOfOrder { .. } => "out-of-order",
+            AgentApiError::IndexGap { .. } => "index-gap",
         }
     }
 
@@ -219,6 +254,20 @@ impl ErrorCode for AgentApiError {
                 expected,
                 kind,
             } => json!({ "method": method, "expected": expected, "kind": kind }),
+            AgentApiError::Limit(e) => e.details(),
+            AgentApiError::Resume(e) => e.details(),
+            AgentApiError::OutOfOrder {
+                what,
+                msg_id,
+                index,
+            } => {
+                json!({ "what": what, "msgId": msg_id, "index": index })
+            }
+            AgentApiError::IndexGap {
+                msg_id,
+                index,
+                expected,
+            } => json!({ "msgId": msg_id, "index": index, "expected": expected }),
         }
     }
 }

@@ -11,7 +11,8 @@ use super::packet::{RawPacket, RawPart};
 use super::AgentxError;
 use crate::body::{Body, PartStatus};
 use crate::error::ErrorCode;
-use crate::sse::{SseDecoder, SseError, SseItem, SseOptions};
+use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
+use crate::sse::{Admission, EventCursor, SseDecoder, SseError, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
 /// Options of [`Assembler`] and [`AgentxStream`].
@@ -24,6 +25,12 @@ pub struct AssemblerOptions {
     pub coalesce: bool,
     /// Options of the SSE decoder ([`AgentxStream`] only).
     pub sse: SseOptions,
+    /// Limits on what the stream may make the assembler hold (see [`crate::limits`]). A text
+    /// part's size is its text; another part's, the length of its JSON.
+    pub limits: Limits,
+    /// Strict mode (default `false`, lenient): input the document does not allow is an error that
+    /// ends the stream instead of a warning. See [`Assembler`] for each case.
+    pub strict: bool,
 }
 
 /// Where a stream is.
@@ -168,6 +175,32 @@ fn index(i: usize) -> u32 {
 /// - [`finish`](Self::finish) ends the stream `complete`; [`finish_interrupted`](Self::finish_interrupted)
 ///   ends it `incomplete` with a [`AgentxError::StreamIncomplete`] error, keeping everything.
 ///   Input after the end is ignored.
+///
+/// # Lenient and strict mode
+///
+/// [`AssemblerOptions::strict`] decides what input the document does not allow does. Lenient
+/// (the default) keeps going and reports a `warning`; strict reports an `error` and ends the
+/// stream: the status becomes `incomplete`, a [`StreamUpdate::Done`] follows, later input is
+/// ignored. A packet found wrong before it is applied is refused; one found wrong while its parts
+/// are appended is applied, and the stream ends after it.
+///
+/// | input | code | lenient | strict |
+/// |---|---|---|---|
+/// | data that is not JSON, or not a packet | `invalid-json`, `invalid-packet` | skipped, warning | error, ends |
+/// | a message `id` not `msg_` + 32 lowercase hex | `invalid-id` | used as it is, warning | packet refused, error, ends |
+/// | a packet whose role differs from its message's | `role-mismatch` | parts appended, warning | packet refused, error, ends |
+/// | a `tool_call_id` not `tc_` + 32 lowercase hex | `invalid-id` | used as it is, warning | kept, error, ends after the packet |
+/// | a part of a known type with the wrong shape | `invalid-part` | kept as [`Part::Other`], warning | kept, error, ends after the packet |
+/// | a part of an unknown type | `unknown-part-type` | kept, no issue | kept, error, ends after the packet |
+/// | an SSE event over the size limit | `event-too-large` | warning | error, ends |
+/// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
+/// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
+///
+/// Limits ([`AssemblerOptions::limits`]): a text part is cut at the limit and kept; another part
+/// that does not fit is dropped (JSON cannot be cut); a message over `max_parts` drops its later
+/// parts. Each is an `error` issue (`details.messageIndex`, `details.partIndex`), the stream goes
+/// on, [`is_cut`](Self::is_cut) tells it and [`body`](Self::body) marks the part `incomplete`.
+/// `stream-too-large` ends the stream `incomplete`.
 #[derive(Debug, Clone, Default)]
 pub struct Assembler {
     options: AssemblerOptions,
@@ -182,6 +215,12 @@ pub struct Assembler {
     packets: u64,
     /// Reused buffer of [`drain_updates_json`](Self::drain_updates_json).
     scratch: Vec<u8>,
+    /// Sizes and limits hit, per message position.
+    tallies: Vec<MessageTally>,
+    /// Which events were applied (for resuming).
+    cursor: EventCursor,
+    /// Strict mode found a violation in the current packet: end the stream after it.
+    halting: bool,
 }
 
 impl Assembler {
@@ -189,8 +228,127 @@ impl Assembler {
     pub fn new(options: AssemblerOptions) -> Self {
         Self {
             options,
+            cursor: EventCursor::new(),
             ..Self::default()
         }
+    }
+
+    /// A new connection continues this stream (see [`EventCursor::reconnect`]): events already
+    /// applied are skipped from now on.
+    pub fn reconnect(&mut self) {
+        self.cursor.reconnect();
+    }
+
+    /// The resume cursor (which events were applied).
+    pub fn cursor(&self) -> &EventCursor {
+        &self.cursor
+    }
+
+    /// Whether message `message` (0-based, stream order) or, with `part`, that part of it, was
+    /// cut at a limit.
+    pub fn is_cut(&self, message: usize, part: Option<usize>) -> bool {
+        self.tallies.get(message).is_some_and(|t| match part {
+            None => t.capped,
+            Some(p) => t.part_capped(p),
+        })
+    }
+
+    /// Applies one SSE event, skipping it if a resumed stream already applied it.
+    pub fn push_sse_event(&mut self, event: &SseEvent<'_>) {
+        if self.status != StreamStatus::Streaming {
+            return;
+        }
+        let admission = self.cursor.admit_event(event.id, event.has_id);
+        let apply = match admission {
+            None | Some(Admission::Apply) => true,
+            Some(Admission::ApplyAfterGap(e)) => {
+                self.push_issue(Severity::Error, e.into());
+                true
+            }
+            Some(Admission::Replayed) => false,
+            Some(Admission::Duplicate(e)) => {
+                self.violation(e.into());
+                self.end_packet();
+                false
+            }
+        };
+        if apply {
+            self.push_data(event.data);
+        }
+    }
+
+    /// Reports a problem of the SSE layer: a warning in lenient mode, an error that ends the
+    /// stream in strict mode. Ignored once the stream ended.
+    pub fn sse_issue(&mut self, error: SseError) {
+        if self.status == StreamStatus::Streaming {
+            self.violation(error.into());
+            self.end_packet();
+        }
+    }
+
+    /// Reports input the document does not allow: a warning in lenient mode; in strict mode an
+    /// error, and the stream ends after the current packet. Says whether to refuse the input.
+    fn violation(&mut self, error: AgentxError) -> bool {
+        if self.options.strict {
+            self.push_issue(Severity::Error, error);
+            self.halting = true;
+            true
+        } else {
+            self.warn(error);
+            false
+        }
+    }
+
+    /// After each packet: ends the stream if strict mode found a violation.
+    fn end_packet(&mut self) {
+        if self.halting {
+            self.halting = false;
+            self.stop();
+        }
+    }
+
+    /// Ends the stream early, `incomplete`, keeping everything.
+    fn stop(&mut self) {
+        if self.status == StreamStatus::Streaming {
+            self.status = StreamStatus::Incomplete;
+            self.pending.push(Pending::Done);
+        }
+    }
+
+    /// The stream exceeded [`Limits::max_stream_bytes`]: it ends here, `incomplete`.
+    pub(crate) fn stream_too_large(&mut self, limit: u64) {
+        if self.status == StreamStatus::Streaming {
+            self.push_issue(Severity::Error, LimitError::StreamTooLarge { limit }.into());
+            self.stop();
+        }
+    }
+
+    /// The tally of message `m` (created on first use).
+    fn tally(&mut self, m: usize) -> &mut MessageTally {
+        if self.tallies.len() <= m {
+            self.tallies.resize_with(m + 1, MessageTally::default);
+        }
+        &mut self.tallies[m]
+    }
+
+    fn cut_part(&mut self, m: usize, p: usize, message_binds: bool) {
+        let limits = self.options.limits;
+        let tally = self.tally(m);
+        tally.cap_part(p);
+        let error = if message_binds {
+            tally.capped = true;
+            LimitError::MessageTooLarge {
+                limit: limits.max_message_size,
+                message: MessageRef::Index(m),
+            }
+        } else {
+            LimitError::PartTooLarge {
+                limit: limits.max_part_size,
+                message: MessageRef::Index(m),
+                part: p,
+            }
+        };
+        self.push_issue(Severity::Error, error.into());
     }
 
     /// The logical messages assembled so far, in the order their first packets arrived.
@@ -214,7 +372,13 @@ impl Assembler {
             StreamStatus::Incomplete => Some(PartStatus::Incomplete),
             StreamStatus::Complete => None,
         };
-        Some(body_with_status(message, last))
+        let mut body = body_with_status(message, last);
+        for (p, part) in body.parts.iter_mut().enumerate() {
+            if self.is_cut(index, Some(p)) {
+                part.status = PartStatus::Incomplete;
+            }
+        }
+        Some(body)
     }
 
     /// Where the stream is.
@@ -241,10 +405,18 @@ impl Assembler {
         if self.status != StreamStatus::Streaming || data == "[DONE]" {
             return;
         }
-        match RawPacket::parse(data) {
-            Ok(raw) => self.apply(raw),
-            Err(e) => self.warn(e),
+        let max_depth = self.options.limits.max_depth;
+        if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+            self.violation(limits::too_deep(data, max_depth, offset).into());
+        } else {
+            match RawPacket::parse(data) {
+                Ok(raw) => self.apply(raw),
+                Err(e) => {
+                    self.violation(e);
+                }
+            }
         }
+        self.end_packet();
     }
 
     /// Applies `data` if it is a well-formed packet; says whether it was.
@@ -252,9 +424,13 @@ impl Assembler {
         if self.status != StreamStatus::Streaming {
             return false;
         }
+        if limits::nesting_exceeds(data.as_bytes(), self.options.limits.max_depth).is_some() {
+            return false;
+        }
         match RawPacket::parse(data) {
             Ok(raw) => {
                 self.apply(raw);
+                self.end_packet();
                 true
             }
             Err(_) => false,
@@ -285,7 +461,9 @@ impl Assembler {
             parts,
             extra,
         } = raw;
-        let m = self.message_for(id.as_ref().map(|i| &*i.0), &role.0, extra);
+        let Some(m) = self.message_for(id.as_ref().map(|i| &*i.0), &role.0, extra) else {
+            return; // refused in strict mode
+        };
         for (i, part) in parts.into_iter().enumerate() {
             if i == 0 && self.try_append_text(m, &part) {
                 if part.has_other_fields() {
@@ -299,7 +477,7 @@ impl Assembler {
 
     /// The message a packet goes to, creating it if needed; the packet's unknown fields are merged
     /// into it. A new message, or new fields, get a [`StreamUpdate::Message`].
-    fn message_for(&mut self, id: Option<&str>, role: &str, extra: JsonMap) -> usize {
+    fn message_for(&mut self, id: Option<&str>, role: &str, extra: JsonMap) -> Option<usize> {
         let found = match id {
             Some(id) => match self.last {
                 Some(l) if self.messages.get(l).and_then(|m| m.id.as_deref()) == Some(id) => {
@@ -322,7 +500,9 @@ impl Assembler {
                             role: message.role.clone(),
                             got: Role::from(role),
                         };
-                        self.warn(error);
+                        if self.violation(error) {
+                            return None;
+                        }
                     }
                 }
                 if !extra.is_empty() {
@@ -335,29 +515,42 @@ impl Assembler {
                 m
             }
             None => {
-                let m = self.messages.len();
-                self.messages.push(Message {
-                    id: id.map(str::to_owned),
-                    role: Role::from(role),
-                    parts: Vec::new(),
-                    extra,
-                });
-                self.push_envelope(m);
-                if let Some(id) = id {
-                    if !is_message_id(id) {
-                        self.warn(AgentxError::InvalidId {
-                            field: "id",
-                            value: id.to_owned(),
-                            expected: "msg_ + 32 lowercase hex",
-                        });
+                if let Some(id) = id.filter(|id| !is_message_id(id)) {
+                    let error = AgentxError::InvalidId {
+                        field: "id",
+                        value: id.to_owned(),
+                        expected: "msg_ + 32 lowercase hex",
+                    };
+                    if self.options.strict {
+                        self.violation(error);
+                        return None;
                     }
-                    self.ids.insert(id.to_owned(), m);
+                    let m = self.messages.len();
+                    self.new_message(m, Some(id), role, extra);
+                    self.warn(error);
+                    m
+                } else {
+                    let m = self.messages.len();
+                    self.new_message(m, id, role, extra);
+                    m
                 }
-                m
             }
         };
         self.last = Some(m);
-        m
+        Some(m)
+    }
+
+    fn new_message(&mut self, m: usize, id: Option<&str>, role: &str, extra: JsonMap) {
+        self.messages.push(Message {
+            id: id.map(str::to_owned),
+            role: Role::from(role),
+            parts: Vec::new(),
+            extra,
+        });
+        self.push_envelope(m);
+        if let Some(id) = id {
+            self.ids.insert(id.to_owned(), m);
+        }
     }
 
     fn push_envelope(&mut self, m: usize) {
@@ -381,18 +574,31 @@ impl Assembler {
         let Some(text) = part.as_text() else {
             return false;
         };
-        let Some(message) = self.messages.get_mut(m) else {
+        let Some(message) = self.messages.get(m) else {
             return false;
         };
         let pos = message.parts.len().saturating_sub(1);
-        let Some(Part::Text(last)) = message.parts.last_mut() else {
+        if !matches!(message.parts.last(), Some(Part::Text(_))) {
             return false;
-        };
-        if !text.is_empty() {
-            let start = last.text.len();
-            last.text.push_str(text);
-            let end = last.text.len();
-            self.push_text(m, pos, start, end);
+        }
+        if self.tally(m).capped || self.tally(m).part_capped(pos) {
+            return true; // the part or message hit a limit: later text for it is dropped
+        }
+        let limits = self.options.limits;
+        let budget = self.tally(m).append_budget(&limits, pos);
+        let piece = limits::prefix(text, budget.left());
+        let cut = piece.len() < text.len();
+        self.tally(m).grow(pos, piece.len());
+        if let Some(Part::Text(last)) = self.messages.get_mut(m).and_then(|m| m.parts.last_mut()) {
+            if !piece.is_empty() {
+                let start = last.text.len();
+                last.text.push_str(piece);
+                let end = last.text.len();
+                self.push_text(m, pos, start, end);
+            }
+        }
+        if cut {
+            self.cut_part(m, pos, budget.message < budget.part);
         }
         true
     }
@@ -418,11 +624,55 @@ impl Assembler {
     }
 
     fn push_part(&mut self, m: usize, raw: RawPart<'_>) {
-        let (part, reason) = raw.into_part();
-        let Some(message) = self.messages.get_mut(m) else {
+        let (mut part, reason) = raw.into_part();
+        let Some(message) = self.messages.get(m) else {
             return;
         };
         let pos = message.parts.len();
+        let limits = self.options.limits;
+        if self.tally(m).capped {
+            return; // the message hit a limit (reported once): later parts are dropped
+        }
+        if pos >= limits.max_parts {
+            self.tally(m).capped = true;
+            self.push_issue(
+                Severity::Error,
+                LimitError::TooManyParts {
+                    limit: limits.max_parts,
+                    message: MessageRef::Index(m),
+                }
+                .into(),
+            );
+            return;
+        }
+        let mut cutter = limits::Cutter::new(self.tally(m).append_budget(&limits, pos));
+        let fits = match &mut part {
+            Part::Text(t) => {
+                cutter.string(&mut t.text);
+                true
+            }
+            other => cutter.fits(limits::json_size(
+                &serde_json::to_value(&*other).unwrap_or_default(),
+            )),
+        };
+        if !fits {
+            // JSON cannot be cut: the part is dropped.
+            self.cut_part(m, pos, cutter.message_binds());
+            return;
+        }
+        self.tally(m).grow(pos, cutter.used());
+        let unknown = match &part {
+            Part::Other(map) if reason.is_none() => Some(
+                map.get("type")
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("")
+                    .to_owned(),
+            ),
+            _ => None,
+        };
+        let Some(message) = self.messages.get_mut(m) else {
+            return;
+        };
         let text_len = match &part {
             Part::Text(t) => t.text.len(),
             _ => 0,
@@ -454,10 +704,20 @@ impl Assembler {
             text_len,
         });
         if let Some(e) = invalid {
-            self.warn(e);
+            self.violation(e);
         }
         if let Some(e) = odd_call_id {
-            self.warn(e);
+            self.violation(e);
+        }
+        if let (true, Some(kind)) = (self.options.strict, unknown) {
+            self.violation(AgentxError::UnknownPartType {
+                message_index: index(m),
+                part_index: index(pos),
+                kind,
+            });
+        }
+        if cutter.cut {
+            self.cut_part(m, pos, cutter.message_binds());
         }
     }
 
@@ -719,10 +979,17 @@ struct DoneRef<'a> {
 /// SSE decoding and assembly in one: bytes of an AgentX response (`text/event-stream`, one packet
 /// per event `data`) in, updates and the assembled messages out. This is what the JavaScript client
 /// runs on every network chunk.
+///
+/// A connection broken by the network can continue when the server gives its events SSE `id`s:
+/// call [`reconnect`](Self::reconnect), send [`last_event_id`](Self::last_event_id) as
+/// `Last-Event-ID`, and feed the new connection's bytes: packets already applied are skipped (see
+/// [`EventCursor`]).
 #[derive(Debug, Clone, Default)]
 pub struct AgentxStream {
     sse: SseDecoder,
     assembler: Assembler,
+    /// Bytes fed, all connections together.
+    bytes: u64,
 }
 
 impl AgentxStream {
@@ -731,21 +998,46 @@ impl AgentxStream {
         Self {
             sse: SseDecoder::with_options(options.sse),
             assembler: Assembler::new(options),
+            bytes: 0,
         }
     }
 
     /// Decodes and applies the next chunk of bytes (any split: the result does not depend on where
-    /// chunks begin and end).
+    /// chunks begin and end). After [`Limits::max_stream_bytes`], or once the stream ended, bytes
+    /// are ignored.
     ///
     /// # Errors
     /// Problems become [`StreamUpdate::Issue`]s (SSE errors, malformed packets); decoding goes on.
     pub fn feed(&mut self, bytes: &[u8]) {
+        if self.assembler.status != StreamStatus::Streaming {
+            return;
+        }
+        let limit = self.assembler.options.limits.max_stream_bytes;
+        let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
         self.sse.feed(bytes, &mut |item| match item {
-            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
-            SseItem::Error(e) => assembler.push_issue(Severity::Warning, e.into()),
+            SseItem::Error(e) => assembler.sse_issue(e),
         });
+        if let (true, Some(limit)) = (over, limit) {
+            self.assembler.stream_too_large(limit);
+        }
+    }
+
+    /// The connection broke and a new one continues the stream: the SSE decoder starts afresh (a
+    /// packet cut by the break is dropped: the server sends it again), keeping the last event
+    /// id, and packets already applied are skipped.
+    pub fn reconnect(&mut self) {
+        self.sse.reset();
+        self.assembler.reconnect();
+    }
+
+    /// What to send as `Last-Event-ID` when reconnecting: the last SSE event id, `None` if the
+    /// server gave none (the stream cannot be resumed without repeats).
+    pub fn last_event_id(&self) -> Option<String> {
+        let id = self.sse.last_event_id();
+        (!id.is_empty()).then(|| id.to_owned())
     }
 
     /// The connection closed: ends the stream. If it closed inside an SSE event (bytes after the
@@ -756,7 +1048,7 @@ impl AgentxStream {
         let assembler = &mut self.assembler;
         let mut broke = false;
         self.sse.finish(&mut |item| match item {
-            SseItem::Event(e) => assembler.push_data(e.data),
+            SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
             SseItem::Error(e) => {
                 let salvage = match &e {
@@ -768,7 +1060,7 @@ impl AgentxStream {
                     }
                     _ => None,
                 };
-                assembler.push_issue(Severity::Warning, e.into());
+                assembler.sse_issue(e);
                 if let Some(data) = salvage {
                     assembler.push_if_valid(&data);
                 }

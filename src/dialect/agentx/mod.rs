@@ -135,13 +135,16 @@ pub use model::{
 };
 
 use crate::error::ErrorCode;
-use crate::sse::SseError;
+use crate::limits::LimitError;
+use crate::sse::{ResumeError, SseError};
 
 /// Errors and warnings of the AgentX dialect. Every one keeps the input it is about.
 ///
 /// Codes (stable): `invalid-json`, `invalid-packet`, `invalid-part`, `invalid-id`, `role-mismatch`,
-/// `stream-incomplete`, and the SSE layer's own (`event-too-large`, `incomplete-event`,
-/// `unencodable-field`).
+/// `unknown-part-type`, `stream-incomplete`, the SSE layer's own (`event-too-large`,
+/// `incomplete-event`, `unencodable-field`), the limits' (`message-too-large`, `too-many-parts`,
+/// `part-too-large`, `too-deep`, `stream-too-large`) and a resumed stream's (`resume-gap`,
+/// `duplicate-event`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentxError {
@@ -204,6 +207,23 @@ pub enum AgentxError {
         /// The packet's role.
         got: Role,
     },
+    /// A part of a type the document does not define (kept as [`Part::Other`]). Reported only in
+    /// strict mode: lenient mode keeps unknown parts silently, as the format asks.
+    #[error("part {part_index} of message {message_index} has the unknown type `{kind}`")]
+    UnknownPartType {
+        /// 0-based position of the message in the stream.
+        message_index: u32,
+        /// 0-based position of the part in its message.
+        part_index: u32,
+        /// The part's `type`.
+        kind: String,
+    },
+    /// A limit of [`AssemblerOptions::limits`] was hit.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// A resumed stream lost or repeated events (`resume-gap`, `duplicate-event`).
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
     /// The SSE layer reported a problem.
     #[error(transparent)]
     Sse(#[from] SseError),
@@ -245,6 +265,9 @@ impl ErrorCode for AgentxError {
             AgentxError::RoleMismatch { .. } => "role-mismatch",
             AgentxError::Sse(e) => e.code(),
             AgentxError::StreamIncomplete { .. } => "stream-incomplete",
+            AgentxError::UnknownPartType { .. } => "unknown-part-type",
+            AgentxError::Limit(e) => e.code(),
+            AgentxError::Resume(e) => e.code(),
         }
     }
 
@@ -280,6 +303,13 @@ impl ErrorCode for AgentxError {
             AgentxError::StreamIncomplete { reason, packets } => {
                 json!({ "reason": reason, "packets": packets })
             }
+            AgentxError::UnknownPartType {
+                message_index,
+                part_index,
+                kind,
+            } => json!({ "messageIndex": message_index, "partIndex": part_index, "kind": kind }),
+            AgentxError::Limit(e) => e.details(),
+            AgentxError::Resume(e) => e.details(),
         }
     }
 }

@@ -1,0 +1,56 @@
+//! The incremental JSON parser: any text in any deltas never panics, and at the end agrees with
+//! serde_json on the whole text (the same value, or both fail).
+#![no_main]
+
+use agentwire::json::{PartialJson, PartialJsonLimits};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let (seed, text) = common::split_first(data);
+    let mut parser = PartialJson::new(PartialJsonLimits::default());
+    let mut mirror: Option<serde_json::Value> = None;
+    let mut failed = false;
+    for chunk in common::chunks(seed, text) {
+        if parser.push_bytes(chunk).is_err() {
+            failed = true;
+            break;
+        }
+        // The change feed reproduces the value.
+        for change in parser.changes() {
+            change.apply(&mut mirror);
+        }
+        assert_eq!(
+            mirror.as_ref(),
+            parser.value(),
+            "changes reproduce the value"
+        );
+    }
+    let expected = serde_json::from_slice::<serde_json::Value>(text);
+    if failed {
+        // serde_json fails too (or the input is beyond the limits, which serde_json has not).
+        if let Ok(v) = &expected {
+            let too_deep = parser.error().is_some_and(|e| {
+                matches!(
+                    e,
+                    agentwire::json::PartialJsonError::TooDeep { .. }
+                        | agentwire::json::PartialJsonError::TooLarge { .. }
+                )
+            });
+            assert!(
+                too_deep,
+                "serde_json read {v:?} but the parser failed: {:?}",
+                parser.error()
+            );
+        }
+        return;
+    }
+    match (parser.finish(), expected) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b),
+        (Err(_), Err(_)) => {}
+        (Err(agentwire::json::PartialJsonError::TooDeep { .. }), Ok(_)) => {}
+        (a, b) => panic!("parser {a:?}, serde_json {b:?}"),
+    }
+});

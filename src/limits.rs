@@ -1,0 +1,559 @@
+//! Limits on what a stream may make the assembler hold, with documented defaults.
+//!
+//! agentwire assembles bytes from servers it does not control; in a browser tab, a buffer without
+//! a bound is a way to exhaust memory. Every dialect's assembler options
+//! ([`agent_api::AssemblerOptions`](crate::dialect::agent_api::AssemblerOptions),
+//! [`acp::AcpOptions`](crate::dialect::acp::AcpOptions),
+//! [`agentx::AssemblerOptions`](crate::dialect::agentx::AssemblerOptions)) have a `limits` field
+//! of this type. The sixth limit, the size of one SSE event, is the decoder's
+//! [`SseOptions::max_event_size`](crate::sse::SseOptions::max_event_size) (16 MiB).
+//!
+//! | limit | default | unit | when hit | the stream |
+//! |---|---|---|---|---|
+//! | [`max_message_size`](Limits::max_message_size) | 64 MiB | bytes of one assembled message (the sum of its parts' sizes) | the piece that does not fit is cut at the limit (text at a character boundary; a JSON value that does not fit is dropped), the part and the message are marked incomplete, later content for the message is dropped; issue `message-too-large` | goes on |
+//! | [`max_parts`](Limits::max_parts) | 10,000 | parts (contents) of one message | the part is dropped, the message is marked incomplete, later new parts of it are dropped; issue `too-many-parts` | goes on |
+//! | [`max_part_size`](Limits::max_part_size) | 32 MiB | bytes of one part | the piece is cut as above, the part is marked incomplete, later content for it is dropped; issue `part-too-large` | goes on |
+//! | [`max_depth`](Limits::max_depth) | 64 | levels of JSON arrays and objects in one event's data | the event is skipped before it is parsed; issue `too-deep` | goes on |
+//! | [`max_stream_bytes`](Limits::max_stream_bytes) | none (off) | bytes of the whole stream, all connections of a resumed stream together | the bytes up to the limit are decoded, the rest is not; issue `stream-too-large` | ends: the response is marked incomplete, later bytes are ignored |
+//!
+//! A part's size is the bytes of its payload: text, URLs, inline data (UTF-8 bytes of strings; a
+//! JSON value counts as the length of its compact JSON text, and a JSON delta as the length of
+//! the delta, so a merged value counts at most what was sent). A limit is reported once per part
+//! or message (later content that is dropped for the same reason is not reported again), with
+//! `details.limit` and where it was hit. These issues have severity `error`: what the assembler
+//! keeps is no longer everything the server sent.
+//!
+//! The nesting depth is checked by a linear scan of the event's bytes before `serde_json` sees
+//! them (like the payload validator's, [`crate::body::validate_payload`]); `serde_json` itself
+//! refuses more than 128 levels, so a larger `max_depth` has no effect beyond that.
+//!
+//! ```
+//! use agentwire::dialect::agent_api::{AgentStream, AssemblerOptions, RunStatus, StreamUpdate};
+//! use agentwire::limits::Limits;
+//!
+//! let mut stream = AgentStream::new(AssemblerOptions {
+//!     limits: Limits { max_part_size: 8, ..Limits::default() },
+//!     ..AssemblerOptions::default()
+//! });
+//! stream.feed(b"data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":\"Hello, \"}\n\n");
+//! stream.feed(b"data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":\"world\"}\n\n");
+//! let content = &stream.response().output[0].content[0];
+//! assert_eq!(content.text.as_deref(), Some("Hello, w")); // cut at the limit, kept
+//! assert_eq!(content.status, Some(RunStatus::Incomplete));
+//! let codes: Vec<String> = stream.drain_updates().into_iter().filter_map(|u| match u {
+//!     StreamUpdate::Issue { code, .. } => Some(code),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(codes, ["part-too-large"]);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorCode;
+
+/// Limits of one stream's assembly. All sizes are in bytes. See the [module docs](self) for what
+/// happens when each is hit. JSON (and JavaScript) field names are camelCase; a missing field takes
+/// its default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase", default)]
+pub struct Limits {
+    /// Largest assembled message, in bytes (the sum of its parts' sizes). Default
+    /// [`Limits::DEFAULT_MAX_MESSAGE_SIZE`], 64 MiB.
+    pub max_message_size: usize,
+    /// Most parts (Agent API contents) in one message. Default [`Limits::DEFAULT_MAX_PARTS`],
+    /// 10,000.
+    pub max_parts: usize,
+    /// Largest part, in bytes. Default [`Limits::DEFAULT_MAX_PART_SIZE`], 32 MiB.
+    pub max_part_size: usize,
+    /// Deepest nesting of JSON arrays and objects in one event's data (a top-level object is level
+    /// 1). Default [`Limits::DEFAULT_MAX_DEPTH`], 64.
+    pub max_depth: usize,
+    /// Most bytes of the whole stream (every connection of a resumed stream counted), or `None`
+    /// for no limit (the default).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub max_stream_bytes: Option<u64>,
+}
+
+impl Limits {
+    /// Default of [`Limits::max_message_size`]: 64 MiB.
+    pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+    /// Default of [`Limits::max_parts`]: 10,000.
+    pub const DEFAULT_MAX_PARTS: usize = 10_000;
+    /// Default of [`Limits::max_part_size`]: 32 MiB.
+    pub const DEFAULT_MAX_PART_SIZE: usize = 32 * 1024 * 1024;
+    /// Default of [`Limits::max_depth`]: 64.
+    pub const DEFAULT_MAX_DEPTH: usize = 64;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
+            max_parts: Self::DEFAULT_MAX_PARTS,
+            max_part_size: Self::DEFAULT_MAX_PART_SIZE,
+            max_depth: Self::DEFAULT_MAX_DEPTH,
+            max_stream_bytes: None,
+        }
+    }
+}
+
+/// Which message a limit was hit in: an Agent API message id, or the 0-based position of the
+/// message in an ACP run's output or an AgentX stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageRef {
+    /// The message's id (Agent API `msg_id`).
+    Id(String),
+    /// The message's position (0-based).
+    Index(usize),
+}
+
+impl MessageRef {
+    fn put(&self, map: &mut serde_json::Map<String, serde_json::Value>) {
+        match self {
+            MessageRef::Id(id) => map.insert("msgId".into(), id.clone().into()),
+            MessageRef::Index(i) => map.insert("messageIndex".into(), (*i).into()),
+        };
+    }
+}
+
+/// A limit of [`Limits`] was hit. Codes: `message-too-large`, `too-many-parts`, `part-too-large`,
+/// `too-deep`, `stream-too-large`; details always have `limit`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitError {
+    /// A message grew past [`Limits::max_message_size`]; it is kept up to the limit and marked
+    /// incomplete.
+    #[error("a message exceeded the limit of {limit} bytes; it was cut there")]
+    MessageTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+        /// The message.
+        message: MessageRef,
+    },
+    /// A message got more parts than [`Limits::max_parts`]; the extra parts were dropped and the
+    /// message is marked incomplete.
+    #[error("a message exceeded the limit of {limit} parts; later parts were dropped")]
+    TooManyParts {
+        /// The limit, in parts.
+        limit: usize,
+        /// The message.
+        message: MessageRef,
+    },
+    /// A part grew past [`Limits::max_part_size`]; it is kept up to the limit and marked
+    /// incomplete.
+    #[error("a part exceeded the limit of {limit} bytes; it was cut there")]
+    PartTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+        /// The message.
+        message: MessageRef,
+        /// The part: an Agent API content `index`, or the 0-based position in the message.
+        part: usize,
+    },
+    /// An event's data nests JSON deeper than [`Limits::max_depth`]; the event was skipped.
+    #[error("event data nests JSON deeper than {limit} levels (at byte {offset}); it was skipped")]
+    TooDeep {
+        /// The limit, in levels.
+        limit: usize,
+        /// 0-based byte offset in the data of the `[` or `{` that went too deep.
+        offset: usize,
+        /// The event's data, up to its first 1,024 bytes.
+        data: String,
+    },
+    /// The stream grew past [`Limits::max_stream_bytes`]; it was ended there.
+    #[error("the stream exceeded the limit of {limit} bytes; it was ended there")]
+    StreamTooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+}
+
+impl ErrorCode for LimitError {
+    fn code(&self) -> &'static str {
+        match self {
+            LimitError::MessageTooLarge { .. } => "message-too-large",
+            LimitError::TooManyParts { .. } => "too-many-parts",
+            LimitError::PartTooLarge { .. } => "part-too-large",
+            LimitError::TooDeep { .. } => "too-deep",
+            LimitError::StreamTooLarge { .. } => "stream-too-large",
+        }
+    }
+
+    fn details(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        match self {
+            LimitError::MessageTooLarge { limit, message }
+            | LimitError::TooManyParts { limit, message } => {
+                map.insert("limit".into(), (*limit).into());
+                message.put(&mut map);
+            }
+            LimitError::PartTooLarge {
+                limit,
+                message,
+                part,
+            } => {
+                map.insert("limit".into(), (*limit).into());
+                message.put(&mut map);
+                let key = match message {
+                    MessageRef::Id(_) => "index",
+                    MessageRef::Index(_) => "partIndex",
+                };
+                map.insert(key.into(), (*part).into());
+            }
+            LimitError::TooDeep {
+                limit,
+                offset,
+                data,
+            } => {
+                map.insert("limit".into(), (*limit).into());
+                map.insert("offset".into(), (*offset).into());
+                map.insert("data".into(), data.clone().into());
+            }
+            LimitError::StreamTooLarge { limit } => {
+                map.insert("limit".into(), (*limit).into());
+            }
+        }
+        serde_json::Value::Object(map)
+    }
+}
+
+/// The offset of the first `[` or `{` (outside strings) that nests deeper than `max_depth`, or
+/// `None` when the text stays within it. One linear pass over the bytes; it does not check that
+/// the text is JSON.
+pub fn nesting_exceeds(text: &[u8], max_depth: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Counts `bytes` against a stream's [`Limits::max_stream_bytes`]: returns the prefix that may be
+/// decoded, and whether the limit was hit (the rest must not be decoded).
+pub(crate) fn admit_bytes<'a>(
+    fed: &mut u64,
+    limit: Option<u64>,
+    bytes: &'a [u8],
+) -> (&'a [u8], bool) {
+    let len = bytes.len() as u64;
+    match limit {
+        Some(limit) if fed.saturating_add(len) > limit => {
+            let allowed = limit.saturating_sub(*fed);
+            *fed = limit;
+            let cut = usize::try_from(allowed)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            (bytes.get(..cut).unwrap_or_default(), true)
+        }
+        _ => {
+            *fed = fed.saturating_add(len);
+            (bytes, false)
+        }
+    }
+}
+
+/// The too-deep error for `data` (its first 1,024 bytes kept, cut at a character boundary).
+pub(crate) fn too_deep(data: &str, limit: usize, offset: usize) -> LimitError {
+    LimitError::TooDeep {
+        limit,
+        offset,
+        data: prefix(data, 1024).to_owned(),
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
+pub(crate) fn prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while end > 0 && !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.get(..end).unwrap_or("")
+}
+
+/// The length of `value`'s compact JSON text, without building it.
+pub(crate) fn json_size(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// A byte budget: how much more a part and its message may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Budget {
+    /// Bytes the part may still take.
+    pub part: usize,
+    /// Bytes the message may still take.
+    pub message: usize,
+}
+
+impl Budget {
+    /// The smaller of the two.
+    pub fn left(&self) -> usize {
+        self.part.min(self.message)
+    }
+}
+
+/// Per-message bookkeeping of an assembler: sizes so far and which limits were hit.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MessageTally {
+    /// Bytes of the message so far.
+    pub bytes: usize,
+    /// The message hit a limit (`message-too-large` or `too-many-parts`): later content for it
+    /// is dropped.
+    pub capped: bool,
+    /// Its parts, by key (an Agent API content index, or a position in the message).
+    pub parts: std::collections::HashMap<usize, PartTally>,
+}
+
+/// Per-part bookkeeping of an assembler.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PartTally {
+    /// Bytes of the part so far.
+    pub size: usize,
+    /// The part hit a limit: later content for it is dropped.
+    pub capped: bool,
+}
+
+impl MessageTally {
+    /// The budget of part `key` for a piece appended to it.
+    pub fn append_budget(&self, limits: &Limits, key: usize) -> Budget {
+        let size = self.parts.get(&key).map_or(0, |p| p.size);
+        Budget {
+            part: limits.max_part_size.saturating_sub(size),
+            message: limits.max_message_size.saturating_sub(self.bytes),
+        }
+    }
+
+    /// The budget of part `key` for a value replacing it.
+    pub fn replace_budget(&self, limits: &Limits, key: usize) -> Budget {
+        let size = self.parts.get(&key).map_or(0, |p| p.size);
+        Budget {
+            part: limits.max_part_size,
+            message: limits
+                .max_message_size
+                .saturating_sub(self.bytes.saturating_sub(size)),
+        }
+    }
+
+    /// Part `key` grew by `size` bytes.
+    pub fn grow(&mut self, key: usize, size: usize) {
+        let part = self.parts.entry(key).or_default();
+        part.size = part.size.saturating_add(size);
+        self.bytes = self.bytes.saturating_add(size);
+    }
+
+    /// Part `key` now has `size` bytes.
+    pub fn set(&mut self, key: usize, size: usize) {
+        let part = self.parts.entry(key).or_default();
+        self.bytes = self.bytes.saturating_sub(part.size).saturating_add(size);
+        part.size = size;
+    }
+
+    /// Whether part `key` hit a limit.
+    pub fn part_capped(&self, key: usize) -> bool {
+        self.parts.get(&key).is_some_and(|p| p.capped)
+    }
+
+    /// Marks part `key` capped.
+    pub fn cap_part(&mut self, key: usize) {
+        self.parts.entry(key).or_default().capped = true;
+    }
+}
+
+/// Cuts the pieces of a part to a [`Budget`]: strings are cut at a character boundary, a JSON
+/// value that does not fit is dropped. Records whether anything was cut and which limit bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cutter {
+    budget: Budget,
+    used: usize,
+    /// Something was cut or dropped.
+    pub cut: bool,
+}
+
+impl Cutter {
+    pub fn new(budget: Budget) -> Self {
+        Self {
+            budget,
+            used: 0,
+            cut: false,
+        }
+    }
+
+    fn left(&self) -> usize {
+        self.budget.left().saturating_sub(self.used)
+    }
+
+    /// Bytes kept so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Whether the message's limit (rather than the part's) is the one that bound.
+    pub fn message_binds(&self) -> bool {
+        self.budget.message < self.budget.part
+    }
+
+    /// Keeps as much of `s` as fits.
+    pub fn string(&mut self, s: &mut String) {
+        let left = self.left();
+        if s.len() > left {
+            let keep = prefix(s, left).len();
+            s.truncate(keep);
+            self.cut = true;
+        }
+        self.used += s.len();
+    }
+
+    /// Keeps as much of `s` as fits.
+    pub fn opt_string(&mut self, s: &mut Option<String>) {
+        if let Some(s) = s {
+            self.string(s);
+        }
+    }
+
+    /// Keeps `v` if it fits, else drops it.
+    pub fn json(&mut self, v: &mut Option<serde_json::Value>) {
+        if let Some(value) = v {
+            let size = json_size(value);
+            if size > self.left() {
+                *v = None;
+                self.cut = true;
+            } else {
+                self.used += size;
+            }
+        }
+    }
+
+    /// Whether a piece of `size` bytes fits; counts it if it does, records a cut if not.
+    pub fn fits(&mut self, size: usize) -> bool {
+        if size > self.left() {
+            self.cut = true;
+            false
+        } else {
+            self.used += size;
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_camel_case_with_documented_defaults() {
+        let json = serde_json::to_value(Limits::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "maxMessageSize": 67_108_864,
+                "maxParts": 10_000,
+                "maxPartSize": 33_554_432,
+                "maxDepth": 64,
+                "maxStreamBytes": null,
+            })
+        );
+        // A missing field takes its default.
+        let partial: Limits = serde_json::from_str(r#"{"maxParts": 3}"#).unwrap();
+        assert_eq!(
+            partial,
+            Limits {
+                max_parts: 3,
+                ..Limits::default()
+            }
+        );
+    }
+
+    #[test]
+    fn stream_bytes_are_admitted_up_to_the_limit() {
+        let mut fed = 0;
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"abc"), (&b"abc"[..], false));
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"defg"), (&b"de"[..], true));
+        assert_eq!(admit_bytes(&mut fed, Some(5), b"h"), (&b""[..], true));
+        let mut fed = 0;
+        assert_eq!(admit_bytes(&mut fed, None, b"abc"), (&b"abc"[..], false));
+    }
+
+    #[test]
+    fn nesting_is_counted_outside_strings_only() {
+        assert_eq!(nesting_exceeds(b"[[1]]", 2), None);
+        assert_eq!(nesting_exceeds(b"[[[1]]]", 2), Some(2));
+        assert_eq!(nesting_exceeds(br#"{"a": "[[[[\"[[["}"#, 1), None);
+        assert_eq!(nesting_exceeds(br#"{"a": {"b": {}}}"#, 2), Some(12));
+        assert_eq!(nesting_exceeds(b"]]]][", 1), None);
+    }
+
+    #[test]
+    fn prefixes_end_at_character_boundaries() {
+        assert_eq!(prefix("héllo", 2), "h");
+        assert_eq!(prefix("héllo", 3), "hé");
+        assert_eq!(prefix("abc", 10), "abc");
+        assert_eq!(prefix("€", 2), "");
+    }
+
+    #[test]
+    fn json_size_is_the_compact_length() {
+        let v = serde_json::json!({"a": [1, "x\n"], "b": null});
+        assert_eq!(json_size(&v), serde_json::to_string(&v).unwrap().len());
+    }
+
+    #[test]
+    fn details_name_the_message_and_part() {
+        let e = LimitError::PartTooLarge {
+            limit: 8,
+            message: MessageRef::Id("m1".into()),
+            part: 2,
+        };
+        assert_eq!(e.code(), "part-too-large");
+        assert_eq!(
+            e.details(),
+            serde_json::json!({"limit": 8, "msgId": "m1", "index": 2})
+        );
+        let e = LimitError::TooManyParts {
+            limit: 3,
+            message: MessageRef::Index(1),
+        };
+        assert_eq!(
+            e.details(),
+            serde_json::json!({"limit": 3, "messageIndex": 1})
+        );
+    }
+}
