@@ -13,6 +13,7 @@ export type {
   FunctionCallOutput,
   FunctionTool,
   JsonValue,
+  Limits,
   Message,
   MessageType,
   NamedPart,

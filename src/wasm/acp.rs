@@ -122,6 +122,9 @@ pub struct AcpRunConfig {
     /// Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning.
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
+    /// Limits on messages, parts, JSON depth and stream bytes.
+    #[tsify(optional)]
+    pub limits: Option<crate::limits::Limits>,
     /// Check the input against the agent's manifest, when the client has read it (`agents()`,
     /// `agent(name)`), before sending (default `true`).
     #[tsify(optional)]
@@ -427,6 +430,8 @@ impl JsAcpClient {
             acp: AcpOptions {
                 join_text: config.join_text.unwrap_or(true),
                 coalesce: config.batch.unwrap_or(false),
+                strict: config.strict.unwrap_or(false),
+                limits: config.limits.unwrap_or_default(),
                 sse,
             },
             inbound: if config.strict.unwrap_or(false) {

@@ -33,6 +33,14 @@ pub struct StreamOptions {
     /// empty arrays; read the result with `response()`).
     #[tsify(optional)]
     pub updates: Option<bool>,
+    /// Strict mode: unknown events, events out of order, index gaps… are errors (issue severity
+    /// `error`) instead of warnings (default `false`; see the README's "Reliability" table).
+    #[tsify(optional)]
+    pub strict: Option<bool>,
+    /// Limits on messages, parts, JSON depth and stream bytes (each field optional; defaults in
+    /// the README's "Reliability" section).
+    #[tsify(optional)]
+    pub limits: Option<crate::limits::Limits>,
     /// `AgentClient` only: milliseconds without a byte after which the stream counts as broken
     /// (`stalled`; resumed if resuming is on). Default 90,000; 0 disables.
     #[tsify(optional)]
@@ -48,8 +56,9 @@ impl StreamOptions {
         AssemblerOptions {
             updates: self.updates.unwrap_or(true),
             coalesce: self.batch.unwrap_or(false),
+            strict: self.strict.unwrap_or(false),
+            limits: self.limits.unwrap_or_default(),
             sse,
-            ..AssemblerOptions::default()
         }
     }
 }

@@ -60,6 +60,12 @@ pub struct AgentxStreamOptions {
     /// Largest SSE event (one packet) in bytes (default 16 MiB).
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
+    /// Strict mode: odd packets are errors instead of warnings (default `false`).
+    #[tsify(optional)]
+    pub strict: Option<bool>,
+    /// Limits on messages, parts, JSON depth and stream bytes.
+    #[tsify(optional)]
+    pub limits: Option<crate::limits::Limits>,
 }
 
 impl AgentxStreamOptions {
@@ -70,6 +76,8 @@ impl AgentxStreamOptions {
         }
         AssemblerOptions {
             coalesce: self.batch.unwrap_or(false),
+            strict: self.strict.unwrap_or(false),
+            limits: self.limits.unwrap_or_default(),
             sse,
         }
     }

@@ -1413,13 +1413,6 @@ impl AgentStream {
         self.assembler.finish();
     }
 
-    /// Continues on a new connection after the previous one broke (resuming with the
-    /// `Last-Event-ID` of [`sse`](Self::sse)): the SSE decoder starts a new stream, keeping the last
-    /// event id; the assembler keeps everything received.
-    pub fn reconnect(&mut self) {
-        self.sse.reset();
-    }
-
     /// The user stopped the stream (see [`Assembler::abort`]).
     pub fn abort(&mut self) {
         self.sse.reset();
