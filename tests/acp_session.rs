@@ -341,11 +341,15 @@ fn lenient_sessions_warn_and_keep_everything() {
     assert!(session.violation().is_none());
     assert_eq!(session.state(), "completed");
     let updates = session.drain_updates();
+    // Each event after the run ended is both outside the lifecycle (the session's
+    // `move-not-allowed`) and out of order for the assembler (`out-of-order`): both warn.
     assert_eq!(
         issues(&updates),
         [
             (Severity::Warning, "move-not-allowed".to_owned()),
+            (Severity::Warning, "out-of-order".to_owned()),
             (Severity::Warning, "move-not-allowed".to_owned()),
+            (Severity::Warning, "out-of-order".to_owned()),
         ]
     );
     assert!(updates

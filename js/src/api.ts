@@ -51,7 +51,7 @@ export interface DeltaTarget {
 export interface StreamHandlers extends ToolStreamHandlers {
   /** The response envelope changed (status, id, usage, error); `output` is empty here. */
   onResponse?(response: AgentResponse): void;
-  /** A message appeared or changed (status, role; its contents when it completes). */
+  /** A message appeared or changed (status, role): its envelope; contents arrive through `onContent` and the deltas. */
   onMessage?(message: Message): void;
   /** A content item started, was replaced or completed (the whole item). */
   onContent?(content: Content): void;

@@ -93,6 +93,8 @@
 
 mod change;
 mod partial;
+pub(crate) mod scan;
+pub(crate) mod write;
 
 pub use change::{PartialChange, PathSegment};
 pub use partial::{PartialJson, PartialJsonLimits, MAX_PARTIAL_NUMBER_LEN};

@@ -432,7 +432,12 @@ impl SseDecoder {
         }
         self.data.pop(); // the trailing LF
         {
-            let data = String::from_utf8_lossy(&self.data);
+            // Valid UTF-8 (nearly always) is checked by the fast validator; only invalid input
+            // takes the replacing path.
+            let data = match std::str::from_utf8(&self.data) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(&self.data),
+            };
             let event = if self.event_type.is_empty() {
                 "message"
             } else {

@@ -66,9 +66,11 @@ pub enum StreamUpdate {
         /// The envelope.
         response: AgentResponse,
     },
-    /// A message appeared or changed (status, role, metadata, or its contents on completion).
+    /// A message appeared or changed (status, role, metadata). Its `content` is empty here:
+    /// contents arrive as [`StreamUpdate::Content`] and deltas (also the contents a message event
+    /// itself adds or changes), and [`StreamUpdate::Done`] has the whole response.
     Message {
-        /// The whole message as assembled so far.
+        /// The message's envelope.
         message: Message,
     },
     /// A content item appeared, was replaced, or completed.
@@ -140,6 +142,9 @@ impl StreamUpdate {
 #[derive(Debug, Clone)]
 enum Pending {
     Owned(Box<StreamUpdate>),
+    /// `done`, with the whole response as it is when the updates are drained (never cloned here:
+    /// with updates off, or when the caller reads the response directly, it costs nothing).
+    Done,
     Text {
         msg: usize,
         pos: usize,
@@ -204,6 +209,8 @@ enum Pending {
 #[derive(Debug, Clone)]
 pub struct Assembler {
     options: AssemblerOptions,
+    /// Reused buffer for serializing updates.
+    scratch: Vec<u8>,
     response: AgentResponse,
     ids: HashMap<String, usize>,
     /// Position of the message the last event touched (most deltas go to the same one).
@@ -234,6 +241,7 @@ impl Assembler {
     pub fn new(options: AssemblerOptions) -> Self {
         Self {
             options,
+            scratch: Vec::new(),
             response: AgentResponse::default(),
             ids: HashMap::new(),
             last_msg: None,
@@ -291,9 +299,16 @@ impl Assembler {
 
     /// Takes the assembled response, leaving an empty one.
     pub fn take_response(&mut self) -> AgentResponse {
-        // Pending text deltas refer into the response: copy them out first.
+        // Pending text deltas and `done` refer to the response: copy them out first.
         for m in 0..self.response.output.len() {
             self.materialize_message(m);
+        }
+        for p in &mut self.pending {
+            if matches!(p, Pending::Done) {
+                *p = owned(StreamUpdate::Done {
+                    response: self.response.clone(),
+                });
+            }
         }
         self.tallies.clear();
         self.ids.clear();
@@ -367,11 +382,19 @@ impl Assembler {
             return; // `[DONE]`: an end-of-stream sentinel some servers add; not an event
         }
         let max_depth = self.options.limits.max_depth;
-        if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
-            self.violation(limits::too_deep(data, max_depth, offset).into());
-            return self.end_event();
-        }
-        match RawEvent::parse(data) {
+        // The fast path answers for plain events; anything else gets the depth check and the full
+        // parser, which report exactly what is wrong.
+        let parsed = match RawEvent::scan(data, max_depth) {
+            Some(raw) => Ok(raw),
+            None => {
+                if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+                    self.violation(limits::too_deep(data, max_depth, offset).into());
+                    return self.end_event();
+                }
+                RawEvent::parse(data)
+            }
+        };
+        match parsed {
             Ok(raw) => {
                 if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
                     let admission = self.cursor.admit_sequence(seq);
@@ -496,9 +519,8 @@ impl Assembler {
                 });
                 self.ids.insert(id.to_owned(), p);
                 if announce {
-                    self.record(owned(StreamUpdate::Message {
-                        message: self.response.output[p].clone(),
-                    }));
+                    let message = self.envelope_of(p);
+                    self.record(owned(StreamUpdate::Message { message }));
                 }
                 p
             }
@@ -666,9 +688,30 @@ impl Assembler {
         self.response.output[m].status = Some(RunStatus::Incomplete);
         self.push_issue(Severity::Error, error.into());
         self.close_runs_of_message(m);
-        self.record(owned(StreamUpdate::Message {
-            message: self.response.output[m].clone(),
-        }));
+        let message = self.envelope_of(m);
+        self.record(owned(StreamUpdate::Message { message }));
+    }
+
+    /// Message `m` without its contents (they travel as their own updates).
+    fn envelope_of(&self, m: usize) -> Message {
+        let Some(full) = self.response.output.get(m) else {
+            return Message::default();
+        };
+        Message {
+            object: full.object.clone(),
+            id: full.id.clone(),
+            kind: full.kind.clone(),
+            status: full.status.clone(),
+            role: full.role.clone(),
+            content: Vec::new(),
+            code: full.code.clone(),
+            message: full.message.clone(),
+            usage: full.usage.clone(),
+            metadata: full.metadata.clone(),
+            sequence_number: full.sequence_number,
+            error: full.error.clone(),
+            extra: full.extra.clone(),
+        }
     }
 
     /// Cuts a whole content (new, or replacing content `index`) to what message `m` and the part
@@ -977,9 +1020,8 @@ impl Assembler {
         }
         if !from_output {
             self.close_runs_of_message(m);
-            self.record(owned(StreamUpdate::Message {
-                message: self.response.output[m].clone(),
-            }));
+            let message = self.envelope_of(m);
+            self.record(owned(StreamUpdate::Message { message }));
         }
     }
 
@@ -1005,6 +1047,7 @@ impl Assembler {
             }
             let cut = self.fit_content(m, index, &mut c);
             let contents = &mut self.response.output[m].content;
+            let mut changed = true;
             let pos = match found {
                 Ok(pos) => {
                     let ours = &mut contents[pos];
@@ -1019,6 +1062,7 @@ impl Assembler {
                             assembled,
                         });
                     } else {
+                        changed = ours.status != c.status;
                         ours.status = c.status;
                     }
                     pos
@@ -1033,6 +1077,11 @@ impl Assembler {
             };
             if let Some(cut) = cut {
                 self.cap_part(m, pos, index, cut);
+            }
+            if changed {
+                // The client sees contents only through content updates (message updates are
+                // envelopes): announce what the message event added or changed.
+                self.push_content_update(m, pos);
             }
         }
     }
@@ -1132,9 +1181,7 @@ impl Assembler {
             }
         }
         self.runs.clear();
-        self.record(owned(StreamUpdate::Done {
-            response: self.response.clone(),
-        }));
+        self.record(Pending::Done);
     }
 
     /// Ends the stream: a response that never reached a terminal status is marked `incomplete` (with
@@ -1172,6 +1219,9 @@ impl Assembler {
             .into_iter()
             .map(|p| match p {
                 Pending::Owned(u) => *u,
+                Pending::Done => StreamUpdate::Done {
+                    response: self.response.clone(),
+                },
                 Pending::Text {
                     msg,
                     pos,
@@ -1185,31 +1235,40 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
+        use crate::json::write::{write_str, write_value};
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            let written = match p {
-                Pending::Owned(u) => serde_json::to_string(u),
+            match p {
+                Pending::Owned(u) => write_value(out, &mut self.scratch, u),
+                Pending::Done => {
+                    out.push_str("{\"type\":\"done\",\"response\":");
+                    write_value(out, &mut self.scratch, &self.response);
+                    out.push('}');
+                }
                 Pending::Text {
                     msg,
                     pos,
                     start,
                     end,
                 } => {
+                    // The most frequent update, written without serde:
+                    // {"type":"textDelta","msgId":…,"index":…,"delta":…}
                     let message = self.response.output.get(*msg);
                     let content = message.and_then(|m| m.content.get(*pos));
                     let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
-                    serde_json::to_string(&TextDeltaRef {
-                        kind: "textDelta",
-                        msg_id: message.and_then(|m| m.id.as_deref()).unwrap_or(""),
-                        index: content.and_then(|c| c.index).unwrap_or(*pos as u32),
-                        delta: text.get(*start..*end).unwrap_or(""),
-                    })
+                    out.push_str("{\"type\":\"textDelta\",\"msgId\":");
+                    write_str(out, message.and_then(|m| m.id.as_deref()).unwrap_or(""));
+                    out.push_str(",\"index\":");
+                    let index = content.and_then(|c| c.index).unwrap_or(*pos as u32);
+                    let _ = std::fmt::Write::write_fmt(out, format_args!("{index}"));
+                    out.push_str(",\"delta\":");
+                    write_str(out, text.get(*start..*end).unwrap_or(""));
+                    out.push('}');
                 }
-            };
-            out.push_str(&written.unwrap_or_else(|_| "null".to_owned()));
+            }
         }
         out.push(']');
         self.pending.clear();
@@ -1219,16 +1278,6 @@ impl Assembler {
 
 fn owned(update: StreamUpdate) -> Pending {
     Pending::Owned(Box::new(update))
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TextDeltaRef<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    msg_id: &'a str,
-    index: u32,
-    delta: &'a str,
 }
 
 /// Position of the content with `index` (contents are kept sorted by index), or where to insert it.

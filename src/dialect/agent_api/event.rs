@@ -107,12 +107,124 @@ pub(crate) struct RawEvent<'a> {
 }
 
 impl<'a> RawEvent<'a> {
+    /// Parses one event's data (with serde_json; see [`RawEvent::scan`] for the fast path).
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
         let mut de = serde_json::Deserializer::from_str(data);
         let raw = RawEvent::deserialize(&mut de)
             .and_then(|raw| de.end().map(|()| raw))
             .map_err(|e| AgentApiError::from_json(e, data))?;
         Ok(raw)
+    }
+
+    /// The fast path: reads the event in one pass over its top-level members (scalars in place,
+    /// nested values with serde_json), at most `max_depth` levels deep. `None` when the event is
+    /// not plain valid JSON of the expected types: then [`RawEvent::parse`] reads it and reports
+    /// exactly what is wrong. Whenever it answers, it answers as `parse` does (a property test
+    /// checks this on the fixtures and on generated events).
+    pub(crate) fn scan(data: &'a str, max_depth: usize) -> Option<Self> {
+        use crate::json::scan::{scan_object, Scanned};
+        fn string(v: Scanned<'_>) -> Option<Option<String>> {
+            match v {
+                Scanned::Str(s) => Some(Some(s.into_owned())),
+                Scanned::Null => Some(None),
+                _ => None,
+            }
+        }
+        fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
+            match v {
+                Scanned::Str(s) => Some(Some(CowStr(s))),
+                Scanned::Null => Some(None),
+                _ => None,
+            }
+        }
+        fn nested<'d, T: serde::Deserialize<'d>>(v: Scanned<'d>) -> Option<Option<T>> {
+            match v {
+                Scanned::Null => Some(None),
+                Scanned::Raw(raw) if raw.starts_with(['{', '[']) => {
+                    serde_json::from_str(raw).ok().map(Some)
+                }
+                _ => None,
+            }
+        }
+        let mut r = RawEvent::default();
+        scan_object(data, max_depth, |key, v| {
+            match key {
+                "object" => r.object = cow_str(v)?,
+                "sequence_number" => {
+                    r.sequence_number = match v {
+                        Scanned::UInt(n) => Some(n),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "status" => r.status = string(v)?.map(|s| RunStatus::from(s.as_str())),
+                "type" => r.kind = cow_str(v)?,
+                "index" => {
+                    r.index = match v {
+                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "delta" => {
+                    r.delta = match v {
+                        Scanned::Bool(b) => Some(b),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "msg_id" => r.msg_id = cow_str(v)?,
+                "text" => r.text = cow_str(v)?,
+                "id" => r.id = string(v)?,
+                "role" => r.role = string(v)?.map(|s| Role::from(s.as_str())),
+                "error" => {
+                    r.error = match v {
+                        Scanned::Null => None,
+                        other => Some(other.into_value()?),
+                    }
+                }
+                "content" => r.content = nested(v)?,
+                "code" => r.code = string(v)?,
+                "message" => r.message = string(v)?,
+                "usage" => r.usage = nested(v)?,
+                "metadata" => r.metadata = nested(v)?,
+                "created_at" | "completed_at" => {
+                    let n = match v {
+                        Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
+                        Scanned::Int(n) => Some(n),
+                        Scanned::Null => None,
+                        _ => return None,
+                    };
+                    if key == "created_at" {
+                        r.created_at = n;
+                    } else {
+                        r.completed_at = n;
+                    }
+                }
+                "output" => r.output = nested(v)?,
+                "session_id" => r.session_id = string(v)?,
+                "image_url" => r.image_url = string(v)?,
+                "data" => {
+                    r.data = match v {
+                        Scanned::Null => None,
+                        other => Some(other.into_value()?),
+                    }
+                }
+                "format" => r.format = string(v)?,
+                "file_url" => r.file_url = string(v)?,
+                "file_id" => r.file_id = string(v)?,
+                "filename" => r.filename = string(v)?,
+                "file_data" => r.file_data = string(v)?,
+                "refusal" => r.refusal = string(v)?,
+                "video_url" => r.video_url = string(v)?,
+                other => {
+                    let value = v.into_value()?;
+                    r.extra.insert(other.to_owned(), value);
+                }
+            }
+            Some(())
+        })?;
+        Some(r)
     }
 
     /// The `object` field (`""` when absent).
@@ -313,5 +425,140 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The fast path and the serde path read an event the same way (or the fast path declines).
+    fn agree(data: &str) -> Result<bool, TestCaseError> {
+        let fast = RawEvent::scan(data, 64).map(RawEvent::into_event);
+        let full = RawEvent::parse(data).map(RawEvent::into_event);
+        match (fast, full) {
+            (Some(f), Ok(p)) => {
+                prop_assert_eq!(f, p, "{}", data);
+                Ok(true)
+            }
+            (Some(f), Err(e)) => Err(TestCaseError::fail(format!(
+                "fast path accepted what serde refuses ({e}): {f:?} from {data}"
+            ))),
+            (None, _) => Ok(false),
+        }
+    }
+
+    #[test]
+    fn the_fast_path_reads_every_fixture_event_as_serde_does() {
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/fixtures/agentscope-runtime"
+        );
+        let (mut fast, mut total) = (0, 0);
+        for name in [
+            "process-raw.sse",
+            "process-text.sse",
+            "process-agentscope.sse",
+        ] {
+            let bytes = std::fs::read(format!("{root}/{name}")).unwrap();
+            let mut decoder = crate::sse::SseDecoder::new();
+            let mut datas = Vec::new();
+            decoder.feed(&bytes, &mut |i| {
+                if let crate::sse::SseItem::Event(e) = i {
+                    datas.push(e.data.to_owned());
+                }
+            });
+            for d in datas {
+                fast += usize::from(agree(&d).unwrap());
+                total += 1;
+            }
+        }
+        assert_eq!(fast, total, "every real server event takes the fast path");
+        assert_eq!(total, 57);
+    }
+
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "object",
+                "sequence_number",
+                "status",
+                "type",
+                "index",
+                "delta",
+                "msg_id",
+                "text",
+                "id",
+                "role",
+                "error",
+                "content",
+                "code",
+                "message",
+                "usage",
+                "metadata",
+                "created_at",
+                "completed_at",
+                "output",
+                "session_id",
+                "image_url",
+                "data",
+                "format",
+                "file_url",
+                "file_id",
+                "filename",
+                "file_data",
+                "refusal",
+                "video_url",
+            ])
+            .prop_map(str::to_owned),
+            "[a-z]{1,6}",
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::{json, Value};
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u32>().prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            prop::sample::select(vec![
+                "content",
+                "message",
+                "response",
+                "text",
+                "completed",
+                "x\ny"
+            ])
+            .prop_map(|s| Value::String(s.to_owned())),
+            ".{0,8}".prop_map(Value::String),
+            Just(json!({"code": "E", "message": "m"})),
+            Just(json!([{"type": "text", "text": "hi", "index": 0}])),
+            Just(json!([{"object": "message", "id": "m", "content": []}])),
+            Just(json!({"a": [1, {"b": null}]})),
+            Just(json!([1, 2])),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn wherever_the_fast_path_answers_it_agrees_with_serde(
+            members in prop::collection::vec((key(), value()), 0..10),
+            pretty in any::<bool>(),
+        ) {
+            let mut text = String::from("{");
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(if pretty { ", " } else { "," });
+                }
+                text.push_str(&serde_json::to_string(k).unwrap());
+                text.push_str(if pretty { ": " } else { ":" });
+                text.push_str(&v.to_string());
+            }
+            text.push('}');
+            agree(&text)?;
+        }
     }
 }

@@ -1,0 +1,347 @@
+//! A one-pass scanner over the top-level members of a JSON object, for the hot path of the stream
+//! decoders: every SSE event of a protocol is one small object, most of whose members are scalars.
+//!
+//! [`scan_object`] reads each member's key and, for scalars, its value in place (strings without
+//! escapes are borrowed; integers parsed); nested objects and arrays, and numbers that are not
+//! integers, are handed over as the exact slice of JSON text they occupy, for `serde_json` to parse.
+//! It returns `None` — meaning "use a full parser" — on anything it does not handle exactly as
+//! RFC 8259 says (escaped keys, control characters in strings, malformed numbers or literals,
+//! nesting deeper than asked, trailing text, …): callers then parse the text with `serde_json`,
+//! which reports errors with their position. So the scanner never decides that input is invalid;
+//! it only speeds up input that is valid and simple.
+
+use std::borrow::Cow;
+
+/// A member's value, as the scanner found it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Scanned<'a> {
+    /// A string, unescaped (borrowed when it had no escapes).
+    Str(Cow<'a, str>),
+    /// A non-negative integer that fits `u64`.
+    UInt(u64),
+    /// A negative integer that fits `i64`.
+    Int(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// Any other value (object, array, non-integer or out-of-range number): its exact JSON text.
+    Raw(&'a str),
+}
+
+impl Scanned<'_> {
+    /// The value as a `serde_json::Value`, or `None` if a raw value does not parse.
+    pub(crate) fn into_value(self) -> Option<serde_json::Value> {
+        Some(match self {
+            Scanned::Str(s) => serde_json::Value::String(s.into_owned()),
+            Scanned::UInt(n) => serde_json::Value::from(n),
+            Scanned::Int(n) => serde_json::Value::from(n),
+            Scanned::Bool(b) => serde_json::Value::Bool(b),
+            Scanned::Null => serde_json::Value::Null,
+            Scanned::Raw(raw) => serde_json::from_str(raw).ok()?,
+        })
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Scans the string starting at `b[i] == b'"'`; returns its content's end (the closing quote's
+/// index) and whether it has escapes. `None` for a control character or an unterminated string.
+fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut j = i + 1;
+    let mut escaped = false;
+    loop {
+        let c = *b.get(j)?;
+        match c {
+            b'"' => return Some((j, escaped)),
+            b'\\' => {
+                escaped = true;
+                j += 2;
+            }
+            0..=0x1f => return None,
+            _ => j += 1,
+        }
+    }
+}
+
+/// Scans a number starting at `i`; returns its end if it matches the JSON grammar
+/// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) and whether it is an integer.
+fn scan_number(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut j = i;
+    if b.get(j) == Some(&b'-') {
+        j += 1;
+    }
+    match b.get(j)? {
+        b'0' => j += 1,
+        b'1'..=b'9' => {
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+        }
+        _ => return None,
+    }
+    let mut integer = true;
+    if b.get(j) == Some(&b'.') {
+        integer = false;
+        j += 1;
+        let start = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == start {
+            return None;
+        }
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        integer = false;
+        j += 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let start = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == start {
+            return None;
+        }
+    }
+    Some((j, integer))
+}
+
+/// Finds the end of the object or array starting at `b[i]` (its closing bracket's index + 1),
+/// skipping strings; `None` if it is unterminated or nests deeper than `max_depth` counting the
+/// enclosing object (`depth` levels are already open). Contents are not validated: the caller
+/// parses the slice with `serde_json`.
+fn skip_nested(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usize> {
+    let mut level = depth;
+    let mut j = i;
+    loop {
+        match *b.get(j)? {
+            b'{' | b'[' => {
+                level += 1;
+                if level > max_depth {
+                    return None;
+                }
+                j += 1;
+            }
+            b'}' | b']' => {
+                level -= 1;
+                j += 1;
+                if level == depth {
+                    return Some(j);
+                }
+            }
+            b'"' => j = scan_string(b, j)?.0 + 1,
+            _ => j += 1,
+        }
+    }
+}
+
+/// Scans the JSON object `text` (at most `max_depth` levels deep, the object itself being level 1),
+/// calling `member(key, value)` for each member in order. `member` may return `None` to abandon
+/// the scan (for example on a value of the wrong type), which makes `scan_object` return `None`.
+///
+/// Returns `Some(())` when the whole text was one object scanned to its end, else `None` (use a
+/// full parser).
+pub(crate) fn scan_object<'a>(
+    text: &'a str,
+    max_depth: usize,
+    mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
+) -> Option<()> {
+    let b = text.as_bytes();
+    if max_depth == 0 {
+        return None;
+    }
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return (skip_ws(b, i + 1) == b.len()).then_some(());
+    }
+    loop {
+        // Key: a string without escapes.
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (end, escaped) = scan_string(b, i)?;
+        if escaped {
+            return None;
+        }
+        let key = text.get(i + 1..end)?;
+        i = skip_ws(b, end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        // Value.
+        let (value, next) = match *b.get(i)? {
+            b'"' => {
+                let (end, escaped) = scan_string(b, i)?;
+                let s = if escaped {
+                    Cow::Owned(serde_json::from_str::<String>(text.get(i..=end)?).ok()?)
+                } else {
+                    Cow::Borrowed(text.get(i + 1..end)?)
+                };
+                (Scanned::Str(s), end + 1)
+            }
+            b'{' | b'[' => {
+                let end = skip_nested(b, i, 1, max_depth)?;
+                (Scanned::Raw(text.get(i..end)?), end)
+            }
+            b't' if b.get(i..i + 4) == Some(b"true") => (Scanned::Bool(true), i + 4),
+            b'f' if b.get(i..i + 5) == Some(b"false") => (Scanned::Bool(false), i + 5),
+            b'n' if b.get(i..i + 4) == Some(b"null") => (Scanned::Null, i + 4),
+            b'-' | b'0'..=b'9' => {
+                let (end, integer) = scan_number(b, i)?;
+                let digits = text.get(i..end)?;
+                let value = if !integer {
+                    Scanned::Raw(digits)
+                } else if let Some(neg) = digits.strip_prefix('-') {
+                    match digits.parse::<i64>() {
+                        Ok(n) if !neg.is_empty() => Scanned::Int(n),
+                        _ => Scanned::Raw(digits),
+                    }
+                } else {
+                    match digits.parse::<u64>() {
+                        Ok(n) => Scanned::UInt(n),
+                        Err(_) => Scanned::Raw(digits),
+                    }
+                };
+                (value, end)
+            }
+            _ => return None,
+        };
+        member(key, value)?;
+        i = skip_ws(b, next);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(()),
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(text: &str) -> Option<Vec<(String, Scanned<'_>)>> {
+        let mut out = Vec::new();
+        scan_object(text, 64, |k, v| {
+            out.push((k.to_owned(), v));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    #[test]
+    fn scalars_are_read_in_place_and_nested_values_kept_as_text() {
+        let m = members(
+            r#" { "a" : "x\ny" , "b":12, "c":-3, "d":1.5e3, "e":true, "f":null, "g":{"h":[1,"]}"]}, "i":"plain" } "#,
+        )
+        .unwrap();
+        assert_eq!(m[0].1, Scanned::Str(Cow::Owned("x\ny".into())));
+        assert_eq!(m[1].1, Scanned::UInt(12));
+        assert_eq!(m[2].1, Scanned::Int(-3));
+        assert_eq!(m[3].1, Scanned::Raw("1.5e3"));
+        assert_eq!(m[4].1, Scanned::Bool(true));
+        assert_eq!(m[5].1, Scanned::Null);
+        assert_eq!(m[6].1, Scanned::Raw(r#"{"h":[1,"]}"]}"#));
+        assert!(matches!(m[7].1, Scanned::Str(Cow::Borrowed("plain"))));
+        assert_eq!(members("{}").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn anything_irregular_is_left_to_a_full_parser() {
+        for text in [
+            "",
+            "[]",
+            "{",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{\"a\":1} x",
+            "{\"a\":01}",
+            "{\"a\":1.}",
+            "{\"a\":-}",
+            "{\"a\":tru}",
+            "{\"a\":nul}",
+            "{\"a\":\"x\u{1}\"}",
+            "{\"a\":\"unterminated}",
+            "{\"k\\u0041\":1}",
+            "{a:1}",
+            "{\"a\":[1,2}",
+            "{\"a\":\"\\x\"}",
+            "{\"a\":1 \"b\":2}",
+            "{\"a\":+1}",
+            "{\"a\":1e}",
+        ] {
+            assert!(members(text).is_none(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_left_to_a_full_parser() {
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(10), "]".repeat(10));
+        assert!(scan_object(&deep, 11, |_, _| Some(())).is_some());
+        assert!(scan_object(&deep, 10, |_, _| Some(())).is_none());
+    }
+
+    #[test]
+    fn whenever_it_answers_it_agrees_with_serde_json() {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            any::<bool>().prop_map(serde_json::Value::Bool),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            ".*".prop_map(serde_json::Value::String),
+            Just(serde_json::Value::Null),
+        ];
+        let value = leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+                prop::collection::btree_map(".{0,6}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        });
+        proptest!(|(map in prop::collection::btree_map("[a-z_]{1,8}", value, 0..8), pretty in any::<bool>())| {
+            let object = serde_json::Value::Object(map.into_iter().collect());
+            let text = if pretty { serde_json::to_string_pretty(&object).unwrap() } else { object.to_string() };
+            let mut rebuilt = serde_json::Map::new();
+            let scanned = scan_object(&text, 64, |k, v| {
+                rebuilt.insert(k.to_owned(), v.into_value()?);
+                Some(())
+            });
+            prop_assert!(scanned.is_some(), "{}", text);
+            // (Compared with serde_json's own reading of the text: without its float_roundtrip
+            // feature, a float may not read back to the bits it was written from.)
+            let expected: serde_json::Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(serde_json::Value::Object(rebuilt), expected);
+        });
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_and_never_accepts_what_serde_json_refuses() {
+        use proptest::prelude::*;
+        proptest!(|(text in "[ {}\\[\\]\":,a-z0-9.eE+\\-\\\\\u{0}-\u{1f}]{0,40}")| {
+            let ok = scan_object(&text, 64, |_, v| v.into_value().map(drop)).is_some();
+            if ok {
+                prop_assert!(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text).is_ok(), "{:?}", text);
+            }
+        });
+    }
+}

@@ -1,0 +1,68 @@
+//! Writing JSON text directly into a `String`, for the hot path of update delivery.
+
+use std::fmt::Write as _;
+
+/// Appends `s` to `out` as a JSON string literal (RFC 8259 §7: `"` and `\` escaped, control
+/// characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`; everything else as is — the same text
+/// serde_json writes).
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // `i` is an ASCII byte, so both slices end on character boundaries.
+        out.push_str(s.get(start..i).unwrap_or(""));
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or(""));
+    out.push('"');
+}
+
+/// Appends a value serialized by serde_json to `out`, through `scratch` (reused between calls so
+/// that no allocation happens per value). Writes `null` if serialization fails (it cannot for the
+/// crate's own types, which have no non-string map keys).
+pub(crate) fn write_value<T: serde::Serialize + ?Sized>(
+    out: &mut String,
+    scratch: &mut Vec<u8>,
+    value: &T,
+) {
+    scratch.clear();
+    match serde_json::to_writer(&mut *scratch, value) {
+        Ok(()) => match std::str::from_utf8(scratch) {
+            Ok(s) => out.push_str(s),
+            Err(_) => out.push_str("null"),
+        },
+        Err(_) => out.push_str("null"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn strings_are_written_as_serde_json_writes_them(s in "\\PC*|[\u{0}-\u{1f}\"\\\\a-z]*") {
+            let mut out = String::new();
+            write_str(&mut out, &s);
+            prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+    }
+}
