@@ -339,8 +339,9 @@ pub(crate) struct MessageTally {
     /// The message hit a limit (`message-too-large` or `too-many-parts`): later content for it
     /// is dropped.
     pub capped: bool,
-    /// Its parts, by key (an Agent API content index, or a position in the message).
-    pub parts: std::collections::HashMap<usize, PartTally>,
+    /// Its parts, by key (an Agent API content index, or a position in the message); a B-tree,
+    /// not a hash map: it is read on every delta, and hashing cost more than the lookups.
+    pub parts: std::collections::BTreeMap<usize, PartTally>,
 }
 
 /// Per-part bookkeeping of an assembler.

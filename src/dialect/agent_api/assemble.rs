@@ -395,14 +395,14 @@ impl Assembler {
             }
         };
         match parsed {
-            Ok(raw) => {
+            Ok(mut raw) => {
                 if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
                     let admission = self.cursor.admit_sequence(seq);
                     if !self.admit(admission) {
                         return;
                     }
                 }
-                self.push_raw(raw);
+                self.push_raw(&mut raw);
             }
             Err(e) => {
                 self.violation(e);
@@ -465,7 +465,7 @@ impl Assembler {
         self.push_issue(Severity::Warning, error);
     }
 
-    fn push_raw(&mut self, raw: RawEvent<'_>) {
+    fn push_raw(&mut self, raw: &mut RawEvent<'_>) {
         if self.done {
             let error = AgentApiError::OutOfOrder {
                 what: "event-after-end",
@@ -480,10 +480,10 @@ impl Assembler {
         match raw.object() {
             "content" => self.apply_content(raw),
             "message" => {
-                let message = raw.into_message();
+                let message = std::mem::take(raw).into_message();
                 self.apply_message(message, false);
             }
-            "response" => self.apply_response(raw.into_response()),
+            "response" => self.apply_response(std::mem::take(raw).into_response()),
             "" if raw.error.is_some() => {
                 let info = raw.error.as_ref().map(error_info).unwrap_or_default();
                 self.response.status = RunStatus::Failed;
@@ -493,7 +493,7 @@ impl Assembler {
             }
             object => {
                 let object = object.to_owned();
-                if let super::AgentEvent::Unknown(event) = raw.into_event() {
+                if let super::AgentEvent::Unknown(event) = std::mem::take(raw).into_event() {
                     self.violation(AgentApiError::UnknownEvent { object, event });
                 }
             }
@@ -529,9 +529,9 @@ impl Assembler {
         p
     }
 
-    fn apply_content(&mut self, mut raw: RawEvent<'_>) {
+    fn apply_content(&mut self, raw: &mut RawEvent<'_>) {
         let Some(msg_id) = raw.msg_id.take() else {
-            let content = raw.into_content();
+            let content = std::mem::take(raw).into_content();
             self.violation(AgentApiError::ContentWithoutMessage {
                 content: Box::new(content),
             });
@@ -623,7 +623,7 @@ impl Assembler {
             }
             Err(pos) => {
                 raw.msg_id = Some(msg_id);
-                let mut content = raw.into_content();
+                let mut content = std::mem::take(raw).into_content();
                 content.index = Some(index);
                 if content.status.is_none() {
                     content.status = Some(RunStatus::InProgress);
@@ -767,7 +767,7 @@ impl Assembler {
         }
     }
 
-    fn append_delta(&mut self, m: usize, pos: usize, index: u32, mut raw: RawEvent<'_>) {
+    fn append_delta(&mut self, m: usize, pos: usize, index: u32, raw: &mut RawEvent<'_>) {
         if let Some(status) = raw.status.take() {
             let content = &mut self.response.output[m].content[pos];
             if content.status.as_ref() != Some(&status) {
@@ -859,11 +859,11 @@ impl Assembler {
         }
     }
 
-    fn replace_content(&mut self, m: usize, pos: usize, index: u32, mut raw: RawEvent<'_>) {
+    fn replace_content(&mut self, m: usize, pos: usize, index: u32, raw: &mut RawEvent<'_>) {
         self.materialize_runs(m, pos);
         let msg_id = self.response.output[m].id.clone();
         raw.msg_id = None;
-        let mut content = raw.into_content();
+        let mut content = std::mem::take(raw).into_content();
         content.index = Some(index);
         content.msg_id = msg_id;
         let cut = self.fit_content(m, index, &mut content);
