@@ -2,11 +2,13 @@
 # Builds the npm package into pkg/:
 #   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen)
 #   -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from pkg-template/.
-# Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,acp" builds with only those
-# dialects (default: all).
+# Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
+# cargo features (default: all; see the README's "Feature builds"); AGENTWIRE_PKG=dir writes the
+# package there instead of pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+out=${AGENTWIRE_PKG:-pkg}
 
 features=()
 if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
@@ -20,42 +22,41 @@ want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 have=$(wasm-bindgen --version | awk '{print $2}')
 [[ $want == "$have" ]] || { echo "build: wasm-bindgen CLI $have != crate $want (run scripts/setup.sh)" >&2; exit 1; }
 
-rm -rf pkg
-mkdir -p pkg
+rm -rf "$out"
+mkdir -p "$out"
 for t in web bundler node; do
   target=$t
   [[ $t == node ]] && target=experimental-nodejs-module
-  wasm-bindgen --target "$target" --out-dir "pkg/$t" --out-name agentwire "$wasm"
+  wasm-bindgen --target "$target" --out-dir "$out/$t" --out-name agentwire "$wasm"
 done
 # wasm-opt from the npm package binaryen (Debian's binaryen 108 produces modules that crash).
 for t in web bundler node; do
-  node_modules/.bin/wasm-opt -Oz "pkg/$t/agentwire_bg.wasm" -o "pkg/$t/agentwire_bg.wasm"
+  node_modules/.bin/wasm-opt -Oz "$out/$t/agentwire_bg.wasm" -o "$out/$t/agentwire_bg.wasm"
 done
 # The generated .d.ts describe the raw wasm exports with `any`; they are internal (not in the
 # package's exports map) but are type-checked by users' compilers: make them `unknown`.
-node scripts/no-any.mjs pkg/web/agentwire.d.ts pkg/bundler/agentwire.d.ts pkg/node/agentwire.d.ts \
-  pkg/web/agentwire_bg.wasm.d.ts pkg/bundler/agentwire_bg.wasm.d.ts pkg/node/agentwire_bg.wasm.d.ts
+node scripts/no-any.mjs "$out"/{web,bundler,node}/agentwire.d.ts "$out"/{web,bundler,node}/agentwire_bg.wasm.d.ts
 
 # The TypeScript layer (js/src), compiled once next to the browser build's glue and copied into the
 # other targets: each target directory then holds index.js and the glue it imports (./agentwire.js).
-cp js/src/*.ts pkg/web/
-cp js/tsconfig.json pkg/web/tsconfig.json
+cp js/src/*.ts "$out/web/"
+cp js/tsconfig.json "$out/web/tsconfig.json"
 # A build with fewer cargo features lacks some wasm exports the TS layer refers to: it is emitted
 # without type checking against them (those exports throw `feature-not-built` when used).
 tsc_flags=()
 [[ -n ${AGENTWIRE_FEATURES:-} ]] && tsc_flags=(--noCheck)
-(cd pkg/web && "$root/node_modules/.bin/tsc" -p tsconfig.json "${tsc_flags[@]}")
+(cd "$out/web" && "$root/node_modules/.bin/tsc" -p tsconfig.json "${tsc_flags[@]}")
 for f in js/src/*.ts; do
   b=$(basename "$f" .ts)
-  rm "pkg/web/$b.ts"
-  for t in bundler node; do cp "pkg/web/$b.js" "pkg/web/$b.d.ts" "pkg/$t/"; done
+  rm "$out/web/$b.ts"
+  for t in bundler node; do cp "$out/web/$b.js" "$out/web/$b.d.ts" "$out/$t/"; done
 done
-rm pkg/web/tsconfig.json
+rm "$out/web/tsconfig.json"
 
-cp pkg-template/package.json pkg-template/README.md pkg/
+cp pkg-template/package.json pkg-template/README.md "$out/"
 node -e '
   const fs = require("fs");
-  const pkg = JSON.parse(fs.readFileSync("pkg/package.json", "utf8"));
+  const pkg = JSON.parse(fs.readFileSync(process.argv[2] + "/package.json", "utf8"));
   const info = {
     name: pkg.name, version: pkg.version,
     git: require("child_process").execSync("git rev-parse HEAD").toString().trim(),
@@ -63,6 +64,6 @@ node -e '
     rustc: require("child_process").execSync("rustc --version").toString().trim(),
     wasmBindgen: process.argv[1],
   };
-  fs.writeFileSync("pkg/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
-' "$have"
-echo "build: pkg/ ready ($(du -sh pkg | cut -f1))" >&2
+  fs.writeFileSync(process.argv[2] + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
+' "$have" "$out"
+echo "build: $out/ ready ($(du -sh "$out" | cut -f1))" >&2

@@ -4,8 +4,9 @@
 #   wasm-bindgen tests in Node and in headless Chromium (with a real streaming fetch), the
 #   JavaScript and type tests against the built package, the live demo in Chromium (Playwright),
 #   conformance with real third-party agent servers, packaging (a fresh Node project and a fresh
-#   Vite app install the packed tarball), and short fuzzing runs.
-# Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging fuzz".
+#   Vite app install the packed tarball), a feature build with only the Agent API, and short
+#   fuzzing runs.
+# Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging features fuzz".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -69,6 +70,12 @@ fi
 if ! skip packaging; then
   step "packaging: the packed tarball in a fresh Node project and a fresh Vite app"
   node --test --test-reporter=spec js/test/packaging/
+fi
+
+if ! skip features; then
+  step "feature build: only the Agent API (AGENTWIRE_FEATURES=agent-api, into target/pkg-agent-api)"
+  AGENTWIRE_FEATURES=agent-api AGENTWIRE_PKG=target/pkg-agent-api ./scripts/build.sh
+  AGENTWIRE_PKG=target/pkg-agent-api node --test --test-reporter=spec js/test/features/
 fi
 
 if ! skip fuzz; then

@@ -1,5 +1,18 @@
 //! agentwire: a protocol core for talking to AI agents.
 #![deny(missing_docs)]
+// A build with fewer features (see Cargo.toml) leaves some shared internal helpers unused.
+#![cfg_attr(
+    not(all(
+        feature = "agent-api",
+        feature = "acp",
+        feature = "agentx",
+        feature = "atlas",
+        feature = "bodies",
+        feature = "runs",
+        feature = "tools"
+    )),
+    allow(dead_code, unused_imports)
+)]
 #![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
 
 pub mod body;

@@ -4,6 +4,7 @@ import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamUpdate } from "./agentwire.js";
 import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
+import { guard } from "./guard.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
 import type { ToolStreamHandlers } from "./tools.js";
 
@@ -14,7 +15,15 @@ let bound: WasmModule | undefined;
 /** Binds the initialized wasm module (called by each entry point). */
 export function bind(module: WasmModule): void {
   module.__setErrorFactory(errorFactory);
-  bound = module;
+  // An export a feature build left out reads as a stub that throws `feature-not-built` when used
+  // (`name in wasm()` still tells whether it is there).
+  bound = new Proxy(module, {
+    get(target, property, receiver): unknown {
+      const value: unknown = Reflect.get(target, property, receiver);
+      const stub = value === undefined && typeof property === "string" && property !== "then";
+      return stub ? guard(undefined, property) : value;
+    },
+  });
 }
 
 /** The bound wasm module; throws a clear `not-initialized` error before `init()`. */

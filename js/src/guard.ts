@@ -12,7 +12,8 @@ import { ProtocolError } from "./errors.js";
  */
 export function guard<T extends object>(target: T | undefined, name = "this API"): T {
   if (target === undefined) {
-    const missing = (): never => {
+    // A function expression, not an arrow: the stub must be constructible for `new` to reach the trap.
+    const missing = function (): never {
       throw new ProtocolError(
         "feature-not-built",
         `${name} is not in this build of agentwire (it was built without the cargo feature that provides it)`,

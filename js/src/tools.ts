@@ -153,12 +153,13 @@ export interface ToolLoopHandlers<Request = AgentRequest> {
  * the definitions with every request and answers the agent's calls (see the README's "Tools").
  */
 export class ClientTools {
-  readonly #registry: Wasm.ToolRegistry;
+  // Created on first use: a client that registers no tool never needs the `tools` feature.
+  #registry: Wasm.ToolRegistry | undefined;
   readonly #fns = new Map<string, ToolFunction>();
 
   /** @throws ProtocolError `not-initialized` before `init()`. */
   constructor() {
-    this.#registry = new (wasm().ToolRegistry)();
+    wasm();
   }
 
   /**
@@ -175,7 +176,7 @@ export class ClientTools {
         reason: "it is not a function",
       });
     }
-    const warnings = this.#registry.register({ name, description: options.description ?? "", parameters });
+    const warnings = this.registry.register({ name, description: options.description ?? "", parameters });
     this.#fns.set(name, fn);
     return warnings;
   }
@@ -183,7 +184,7 @@ export class ClientTools {
   /** Removes a tool; says whether it was registered. */
   unregister(name: string): boolean {
     this.#fns.delete(name);
-    return this.#registry.remove(name);
+    return this.#registry?.remove(name) ?? false;
   }
 
   /** Whether a tool of this name is registered. */
@@ -198,18 +199,24 @@ export class ClientTools {
 
   /** The definitions, sorted by name (what is sent to the agent). */
   definitions(): ToolDefinition[] {
-    return this.#registry.definitions();
+    return this.#registry?.definitions() ?? [];
   }
 
-  /** The registry (validation: `validateArguments`, `validateArgumentsText`). */
+  /**
+   * The registry (validation: `validateArguments`, `validateArgumentsText`).
+   *
+   * @throws ProtocolError `feature-not-built` in a build without the `tools` feature.
+   */
   get registry(): Wasm.ToolRegistry {
+    this.#registry ??= new (wasm().ToolRegistry)();
     return this.#registry;
   }
 
   /** Releases the registry's wasm memory now (it is also released when garbage collected). */
   free(): void {
     this.#fns.clear();
-    this.#registry.free();
+    this.#registry?.free();
+    this.#registry = undefined;
   }
 
   [Symbol.dispose](): void {
@@ -404,7 +411,10 @@ export class ToolCallTracker {
         arguments: undefined,
         complete: false,
       };
-      c = { state, args: new (wasm().ToolArguments)() };
+      // A build without the `tools` feature has no argument parser: calls are still reported, with
+      // their text but without partial values.
+      const w = wasm();
+      c = { state, args: "ToolArguments" in w ? new w.ToolArguments() : undefined };
       this.#calls.set(key, c);
       this.#handlers.onToolCallStart?.(state);
     }

@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { dirname, join, resolve } from "node:path";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const pkgDir = join(root, "pkg");
+/** The built package: pkg/, or AGENTWIRE_PKG (a feature build, see scripts/build.sh). */
+export const pkgDir = process.env.AGENTWIRE_PKG ? resolve(root, process.env.AGENTWIRE_PKG) : join(root, "pkg");
 export const shared = process.env.AGENTWIRE_SHARED ?? resolve(root, "../shared");
 
 /** The reference server the test command started. */

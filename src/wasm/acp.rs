@@ -20,10 +20,10 @@ use web_sys::{
     Response,
 };
 
-use super::body::JsPattern;
-use super::client::{content_type, describe, text_of};
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
+use super::http::{content_type, describe, text_of};
+use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
 use crate::body::{Body, Part};
 use crate::dialect::acp::{

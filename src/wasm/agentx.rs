@@ -17,9 +17,9 @@ use web_sys::{
     Response,
 };
 
-use super::client::{content_type, describe, text_of};
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
+use super::http::{content_type, describe, text_of};
 use crate::body::Body;
 use crate::dialect::agentx::{
     AgentxError, AgentxStream, AssemblerOptions, ChatRequest, StreamStatus,

@@ -18,14 +18,15 @@ use web_sys::{
 };
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
-use super::body::JsPattern;
 use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
+use super::http::{content_type, describe, text_of};
+use super::pattern::JsPattern;
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
 use crate::error::ErrorCode;
-use crate::transport::{truncate_body, TransportError};
+use crate::transport::TransportError;
 use serde::Serialize;
 
 #[wasm_bindgen]
@@ -632,36 +633,4 @@ async fn sleep(ms: u32) {
         set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
     });
     let _ = JsFuture::from(p).await;
-}
-
-pub(crate) fn content_type(r: &Response) -> String {
-    r.headers()
-        .get("content-type")
-        .ok()
-        .flatten()
-        .unwrap_or_default()
-}
-
-pub(crate) async fn text_of(r: &Response) -> String {
-    let Ok(p) = r.text() else {
-        return String::new();
-    };
-    match JsFuture::from(p).await {
-        Ok(t) => truncate_body(t.as_string().unwrap_or_default()),
-        Err(_) => String::new(),
-    }
-}
-
-pub(crate) fn describe(e: &JsValue) -> String {
-    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        let mut s = String::from(err.message());
-        if let Ok(cause) = Reflect::get(err, &"cause".into()) {
-            if let Some(c) = cause.dyn_ref::<js_sys::Error>() {
-                s.push_str(": ");
-                s.push_str(&String::from(c.message()));
-            }
-        }
-        return s;
-    }
-    e.as_string().unwrap_or_else(|| "unknown error".to_owned())
 }

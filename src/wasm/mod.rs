@@ -20,18 +20,26 @@
 
 #[cfg(feature = "acp")]
 pub mod acp;
+#[cfg(feature = "agent-api")]
 pub mod agent_api;
 #[cfg(feature = "agentx")]
 pub mod agentx;
 #[cfg(feature = "atlas")]
 pub mod atlas;
+#[cfg(feature = "bodies")]
 pub mod body;
+#[cfg(feature = "agent-api")]
 pub mod client;
 mod convert;
 pub mod error;
+mod http;
+#[cfg(feature = "tools")]
 pub mod json;
+pub mod pattern;
+#[cfg(feature = "runs")]
 pub mod run;
 pub mod sse;
+#[cfg(feature = "tools")]
 pub mod tools;
 mod types;
 pub mod url;
