@@ -10,7 +10,7 @@
 //     variants  the wasm built at opt-level s, 3, and z with the hot crates at 3: size and speed
 //   AGENTWIRE_BENCH_RUNS=7                               timed runs per measurement
 //   AGENTWIRE_BENCH_MODULES=stream,memory                only these modules
-//   AGENTWIRE_BENCH_FEATURES="agent-api acp agentx atlas" the one-dialect builds to size ("" for none)
+//   AGENTWIRE_BENCH_FEATURES="agent-api agent-api,tools acp agentx atlas" the feature builds to size ("" for none)
 import { spawn } from "node:child_process";
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -25,7 +25,7 @@ import { runVariants } from "./variants.mjs";
 const groups = process.argv.slice(2).length ? process.argv.slice(2) : ["node", "chromium", "sizes"];
 const runs = Number(process.env.AGENTWIRE_BENCH_RUNS || 7);
 const only = process.env.AGENTWIRE_BENCH_MODULES?.split(",").filter(Boolean);
-const features = (process.env.AGENTWIRE_BENCH_FEATURES ?? "agent-api acp agentx atlas").split(/\s+/).filter(Boolean);
+const features = (process.env.AGENTWIRE_BENCH_FEATURES ?? "agent-api agent-api,tools acp agentx atlas").split(/\s+/).filter(Boolean);
 
 const say = (...a) => console.error("bench:", ...a);
 const results = { date: new Date().toISOString(), machine: machine(), runs, records: [] };
@@ -217,7 +217,7 @@ function printSizes() {
   }
 
   if (features.length) {
-    console.log("\nOne-dialect builds (AGENTWIRE_FEATURES=<one> scripts/build.sh in a copy; web/ wasm + glue):");
+    console.log("\nFeature builds (AGENTWIRE_FEATURES=<features> scripts/build.sh in a copy; web/ wasm + glue):");
     results.sizes.features = {};
     for (const f of features) {
       const r = featureBuild(f, say);

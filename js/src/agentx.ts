@@ -12,7 +12,8 @@ import type {
   Body,
   JsonValue,
 } from "./agentwire.js";
-import { UpdateQueue, wasm } from "./api.js";
+import { wasm } from "./api.js";
+import { Queue } from "./queue.js";
 import { ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
@@ -130,7 +131,7 @@ function dispatch(h: AgentxHandlers, u: AgentxChatUpdate): void {
 export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   /** The conversation when the chat ends (rejects with a `ProtocolError`, see `AgentxClient.chat`). */
   readonly messages: Promise<AgentxMessage[]>;
-  #queues: UpdateQueue<AgentxChatUpdate>[] = [];
+  #queues: Queue<AgentxChatUpdate>[] = [];
   #handle: Wasm.AgentxChatHandle | undefined;
   #round = 0;
 
@@ -153,7 +154,7 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AgentxChatUpdate> {
-    const q = new UpdateQueue<AgentxChatUpdate>();
+    const q = new Queue<AgentxChatUpdate>();
     this.#queues.push(q);
     return q;
   }

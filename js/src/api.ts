@@ -5,6 +5,7 @@ import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, Na
 import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 import { guard } from "./guard.js";
+import { Queue } from "./queue.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
 import type { ToolStreamHandlers } from "./tools.js";
 
@@ -205,7 +206,7 @@ interface PartWatch {
 export class AgentStream implements AsyncIterable<StreamUpdate> {
   /** The assembled response, once the stream has ended. */
   readonly response: Promise<AgentResponse>;
-  #queues: Array<UpdateQueue> = [];
+  #queues: Array<Queue<StreamUpdate>> = [];
   #handle: Wasm.AgentStreamHandle;
   #watches: PartWatch[] = [];
   #checks: SchemaCheck[] = [];
@@ -232,7 +233,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamUpdate> {
-    const q = new UpdateQueue();
+    const q = new Queue<StreamUpdate>();
     this.#queues.push(q);
     return q;
   }
@@ -416,64 +417,6 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       w.parts.set(`${msgId}/${index}`, own);
       w.fn(own, { type: "part", msgId, index });
     }
-  }
-}
-
-/** @internal The queue behind one async iterator of a stream's updates. */
-export class UpdateQueue<T = StreamUpdate> implements AsyncIterator<T> {
-  #items: T[] = [];
-  #head = 0;
-  #ended = false;
-  #error: unknown = undefined;
-  #waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
-
-  push(updates: readonly T[]): void {
-    for (const u of updates) this.#items.push(u);
-    this.#wake();
-  }
-
-  end(): void {
-    this.#ended = true;
-    this.#wake();
-  }
-
-  fail(e: unknown): void {
-    this.#ended = true;
-    this.#error = e ?? new ProtocolError("internal-error", "the stream failed", {});
-    this.#wake();
-  }
-
-  #wake(): void {
-    const w = this.#waiting;
-    if (w === undefined) return;
-    this.#waiting = undefined;
-    this.next().then(w.resolve, w.reject);
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.#head < this.#items.length) {
-      const value = this.#items[this.#head++] as T;
-      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#head);
-        this.#head = 0;
-      }
-      return Promise.resolve({ value, done: false });
-    }
-    if (this.#error !== undefined) {
-      const e = this.#error;
-      this.#error = undefined;
-      return Promise.reject(e);
-    }
-    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
-    });
-  }
-
-  return(): Promise<IteratorResult<T>> {
-    this.#ended = true;
-    this.#items = [];
-    return Promise.resolve({ value: undefined, done: true });
   }
 }
 

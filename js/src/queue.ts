@@ -1,8 +1,9 @@
 import { ProtocolError } from "./errors.js";
 
 /**
- * The async iterator behind a run's `for await`: updates are pushed as they arrive and taken in
- * order; `end()` finishes the iteration and `fail(e)` makes it throw `e` after the queued updates.
+ * The async iterator behind a stream's or a run's `for await`: updates are pushed as they arrive
+ * and taken in order; `end()` finishes the iteration and `fail(e)` makes it throw `e` after the
+ * queued updates. Nothing is queued after the end.
  *
  * @internal
  */
@@ -27,7 +28,7 @@ export class Queue<T> implements AsyncIterator<T> {
   fail(e: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#error = e ?? new ProtocolError("internal-error", "the run failed", {});
+    this.#error = e ?? new ProtocolError("internal-error", "the stream failed", {});
     this.#wake();
   }
 

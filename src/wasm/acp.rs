@@ -22,7 +22,7 @@ use web_sys::{
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
-use super::http::{content_type, describe, text_of};
+use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
 use crate::body::{Body, Part};
@@ -252,21 +252,8 @@ impl JsAcpClient {
     pub fn new(options: AcpClientOptions) -> Result<JsAcpClient, JsValue> {
         let options: JsValue = options.into();
         let config: AcpClientConfig = from_js(&options, "options")?;
-        let fetch = Reflect::get(&options, &"fetch".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok());
-        let credentials = match config.credentials.as_deref() {
-            None => None,
-            Some("omit") => Some(RequestCredentials::Omit),
-            Some("same-origin") => Some(RequestCredentials::SameOrigin),
-            Some("include") => Some(RequestCredentials::Include),
-            Some(other) => {
-                return Err(invalid_argument(
-                    "options.credentials",
-                    &format!("`{other}` is not omit, same-origin or include"),
-                ))
-            }
-        };
+        let fetch = fetch_option(&options);
+        let credentials = credentials_option(config.credentials.as_deref())?;
         Ok(Self {
             transport: Rc::new(Transport {
                 client: AcpClient::new(&config.base_url),

@@ -19,7 +19,7 @@ use web_sys::{
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
-use super::http::{content_type, describe, text_of};
+use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
 use crate::body::Body;
 use crate::dialect::agentx::{
     AgentxError, AgentxStream, AssemblerOptions, ChatRequest, StreamStatus,
@@ -208,21 +208,8 @@ impl JsAgentxClient {
     pub fn new(options: AgentxClientOptions) -> Result<JsAgentxClient, JsValue> {
         let options: JsValue = options.into();
         let config: AgentxClientConfig = from_js(&options, "options")?;
-        let fetch = Reflect::get(&options, &"fetch".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok());
-        let credentials = match config.credentials.as_deref() {
-            None => None,
-            Some("omit") => Some(RequestCredentials::Omit),
-            Some("same-origin") => Some(RequestCredentials::SameOrigin),
-            Some("include") => Some(RequestCredentials::Include),
-            Some(other) => {
-                return Err(invalid_argument(
-                    "options.credentials",
-                    &format!("`{other}` is not omit, same-origin or include"),
-                ))
-            }
-        };
+        let fetch = fetch_option(&options);
+        let credentials = credentials_option(config.credentials.as_deref())?;
         let endpoint = config
             .endpoint
             .unwrap_or_else(|| ChatRequest::PATH.to_owned());

@@ -21,7 +21,7 @@ use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
 use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
-use super::http::{content_type, describe, text_of};
+use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
@@ -117,21 +117,8 @@ impl JsAgentClient {
     pub fn new(options: AgentClientOptions) -> Result<JsAgentClient, JsValue> {
         let options: JsValue = options.into();
         let config: AgentClientConfig = from_js(&options, "options")?;
-        let fetch = Reflect::get(&options, &"fetch".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok());
-        let credentials = match config.credentials.as_deref() {
-            None => None,
-            Some("omit") => Some(RequestCredentials::Omit),
-            Some("same-origin") => Some(RequestCredentials::SameOrigin),
-            Some("include") => Some(RequestCredentials::Include),
-            Some(other) => {
-                return Err(invalid_argument(
-                    "options.credentials",
-                    &format!("`{other}` is not omit, same-origin or include"),
-                ))
-            }
-        };
+        let fetch = fetch_option(&options);
+        let credentials = credentials_option(config.credentials.as_deref())?;
         let endpoint = config.endpoint.unwrap_or_else(|| "/process".to_owned());
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         Ok(Self {
