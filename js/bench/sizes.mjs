@@ -146,6 +146,8 @@ export function groupOf(name) {
 export function twiggyReport() {
   const dir = join(benchDir, "named");
   mkdirSync(dir, { recursive: true });
+  // The default build (target/ may hold a feature build of the test command's last step).
+  execFileSync("cargo", ["build", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--release"], { cwd: root, stdio: "inherit" });
   const src = join(root, "target/wasm32-unknown-unknown/release/agentwire.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--keep-debug", "--out-dir", dir, "--out-name", "agentwire", src]);
   const named = join(dir, "agentwire_opt_named.wasm");

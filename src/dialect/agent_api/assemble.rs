@@ -303,13 +303,7 @@ impl Assembler {
         for m in 0..self.response.output.len() {
             self.materialize_message(m);
         }
-        for p in &mut self.pending {
-            if matches!(p, Pending::Done) {
-                *p = owned(StreamUpdate::Done {
-                    response: self.response.clone(),
-                });
-            }
-        }
+        self.materialize_done();
         self.tallies.clear();
         self.ids.clear();
         self.last_msg = None;
@@ -475,6 +469,9 @@ impl Assembler {
             if self.violation(error) {
                 return;
             }
+            // Lenient: the event is applied, but a pending `done` must keep the response as it was
+            // when the stream ended (found by fuzzing: otherwise it depended on the chunk split).
+            self.materialize_done();
         }
         self.events += 1;
         match raw.object() {
@@ -946,6 +943,17 @@ impl Assembler {
             self.materialize_runs(msg, pos);
         }
         self.close_runs_of_message(msg);
+    }
+
+    /// Copies the response into a pending [`StreamUpdate::Done`] (before the response changes).
+    fn materialize_done(&mut self) {
+        for p in &mut self.pending {
+            if matches!(p, Pending::Done) {
+                *p = owned(StreamUpdate::Done {
+                    response: self.response.clone(),
+                });
+            }
+        }
     }
 
     fn text_update(&self, msg: usize, pos: usize, start: usize, end: usize) -> StreamUpdate {
@@ -1555,5 +1563,46 @@ mod fuzz_regressions {
             u,
             StreamUpdate::TextDelta { index: 2, delta, .. } if delta == "E"
         )));
+    }
+
+    /// Found by fuzzing (the `agent_api` target): in lenient mode an event after the end is
+    /// applied, and the pending `done` update, which read the response when drained, showed the
+    /// response as that later event left it, so the updates depended on the chunk split.
+    #[test]
+    fn done_keeps_the_response_as_it_ended_when_an_event_follows() {
+        let events = [
+            r#"{"error":"boom"}"#,
+            r#"{"object":"response","status":"in_progress"}"#,
+        ];
+        let updates = |drain_between: bool| {
+            let mut a = Assembler::new(AssemblerOptions::default());
+            let mut updates = Vec::new();
+            for e in events {
+                a.push_data(e);
+                if drain_between {
+                    updates.extend(a.drain_updates());
+                }
+            }
+            updates.extend(a.drain_updates());
+            (updates, a.response().status.clone())
+        };
+        let (together, last) = updates(false);
+        assert_eq!(together, updates(true).0);
+        assert_eq!(last, RunStatus::InProgress);
+        let done = together.iter().find_map(|u| match u {
+            StreamUpdate::Done { response } => Some(response),
+            _ => None,
+        });
+        assert_eq!(done.map(|r| &r.status), Some(&RunStatus::Failed));
+        let mut json = String::new();
+        let mut a = Assembler::new(AssemblerOptions::default());
+        for e in events {
+            a.push_data(e);
+        }
+        a.drain_updates_json(&mut json);
+        assert!(
+            json.contains(r#"{"type":"done","response":{"object":"response","status":"failed""#),
+            "{json}"
+        );
     }
 }
