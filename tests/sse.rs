@@ -96,6 +96,29 @@ fn crlf_event_is_dispatched_as_soon_as_its_blank_line_arrives() {
     assert_eq!(got, vec![ev("message", "b", "")], "bare CR dispatches too");
 }
 
+/// Found by fuzzing (the `sse` target): a CR among the first bytes, held while the decoder looks for
+/// a byte order mark, was forgotten, so the LF starting the next chunk became a blank line (which
+/// here reset the event's size: a retry field got through that the limit refuses).
+#[test]
+fn cr_among_the_first_bytes_then_lf_in_the_next_chunk_is_one_terminator() {
+    let options = SseOptions { max_event_size: 16 };
+    let expected = vec![
+        Item::Retry(1),
+        Item::Error(SseError::EventTooLarge { limit: 16 }),
+        Item::Error(SseError::IncompleteEvent {
+            event: String::new(),
+            data: String::new(),
+            truncated: true,
+        }),
+    ];
+    let bytes: &[u8] = b"x\r\nretry: 1\nretry: 2\n";
+    assert_eq!(decode_with(bytes, options), expected);
+    assert_eq!(
+        decode_chunks(&[&bytes[..2], &bytes[2..]], options),
+        expected
+    );
+}
+
 #[test]
 fn data_with_and_without_the_space() {
     assert_eq!(
