@@ -1535,6 +1535,21 @@ mod tests {
 mod fuzz_regressions {
     use super::*;
 
+    /// The updates of `events` (each one event's data) drained once at the end, or after every
+    /// event (as if each arrived in its own chunk); and the assembler.
+    fn updates_of(events: &[&str], drain_between: bool) -> (Vec<StreamUpdate>, Assembler) {
+        let mut a = Assembler::new(AssemblerOptions::default());
+        let mut updates = Vec::new();
+        for e in events {
+            a.push_data(e);
+            if drain_between {
+                updates.extend(a.drain_updates());
+            }
+        }
+        updates.extend(a.drain_updates());
+        (updates, a)
+    }
+
     /// Found by the `agent_api` fuzz target: a content inserted before another (index 0 after
     /// index 2) moved it, and a pending text delta of the moved content, still referring to its old
     /// position, was delivered as the new content's (empty) text, so the updates depended on where
@@ -1545,20 +1560,8 @@ mod fuzz_regressions {
             r#"{"object":"content","index":2,"delta":true,"msg_id":"m1","text":"E"}"#,
             r#"{"object":"content","index":0,"msg_id":"m1"}"#,
         ];
-        let deltas = |drain_between: bool| {
-            let mut a = Assembler::new(AssemblerOptions::default());
-            let mut updates = Vec::new();
-            for e in events {
-                a.push_data(e);
-                if drain_between {
-                    updates.extend(a.drain_updates());
-                }
-            }
-            updates.extend(a.drain_updates());
-            updates
-        };
-        let together = deltas(false);
-        assert_eq!(together, deltas(true));
+        let (together, _) = updates_of(&events, false);
+        assert_eq!(together, updates_of(&events, true).0);
         assert!(together.iter().any(|u| matches!(
             u,
             StreamUpdate::TextDelta { index: 2, delta, .. } if delta == "E"
@@ -1574,21 +1577,9 @@ mod fuzz_regressions {
             r#"{"error":"boom"}"#,
             r#"{"object":"response","status":"in_progress"}"#,
         ];
-        let updates = |drain_between: bool| {
-            let mut a = Assembler::new(AssemblerOptions::default());
-            let mut updates = Vec::new();
-            for e in events {
-                a.push_data(e);
-                if drain_between {
-                    updates.extend(a.drain_updates());
-                }
-            }
-            updates.extend(a.drain_updates());
-            (updates, a.response().status.clone())
-        };
-        let (together, last) = updates(false);
-        assert_eq!(together, updates(true).0);
-        assert_eq!(last, RunStatus::InProgress);
+        let (together, a) = updates_of(&events, false);
+        assert_eq!(together, updates_of(&events, true).0);
+        assert_eq!(a.response().status, RunStatus::InProgress);
         let done = together.iter().find_map(|u| match u {
             StreamUpdate::Done { response } => Some(response),
             _ => None,
