@@ -542,3 +542,177 @@ fn with_updates_off_only_the_response_is_built() {
     assert!(s.drain_updates().is_empty());
     assert_eq!(s.response(), &with);
 }
+
+/// With `retain_messages: false`, draining after every chunk: the response, the updates, and the
+/// most messages the assembler held after any chunk.
+fn assemble_releasing(chunks: &[&[u8]], strict: bool) -> (AgentResponse, Vec<StreamUpdate>, usize) {
+    let mut s = AgentStream::new(AssemblerOptions {
+        retain_messages: false,
+        strict,
+        ..Default::default()
+    });
+    let mut updates = Vec::new();
+    let mut held = 0;
+    for c in chunks {
+        s.feed(c);
+        updates.extend(s.drain_updates());
+        held = held.max(s.response().output.len());
+    }
+    s.finish();
+    updates.extend(s.drain_updates());
+    (s.response().clone(), updates, held)
+}
+
+fn ids(output: &[agentwire::dialect::agent_api::Message]) -> Vec<&str> {
+    output.iter().filter_map(|m| m.id.as_deref()).collect()
+}
+
+#[test]
+fn released_messages_give_the_same_updates_and_leave_the_response() {
+    for (name, left) in [
+        ("process-raw.sse", 0),
+        ("process-text.sse", 0),
+        // The image message the server never completed (nor listed in its output) stays.
+        ("process-agentscope.sse", 1),
+    ] {
+        let bytes = common::fixture(&format!("agentscope-runtime/{name}"));
+        let (kept, kept_updates) = assemble(&[&bytes], false);
+        let (released, updates, _) = assemble_releasing(&[&bytes], false);
+        // Everything the UI is told is the same, except `done` (its response holds what is left)
+        // and the warning about a message missing from the final output (it is not compared).
+        let told = |us: &[StreamUpdate]| -> Vec<StreamUpdate> {
+            us.iter()
+                .filter(|u| !matches!(u, StreamUpdate::Done { .. }))
+                .filter(|u| !matches!(u, StreamUpdate::Issue { code, .. } if code == "message-missing-from-output"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(told(&updates), told(&kept_updates), "{name}");
+        assert!(
+            !updates
+                .iter()
+                .any(|u| matches!(u, StreamUpdate::Issue { code, .. } if code == "out-of-order")),
+            "{name}"
+        );
+        // What is left: the messages no message event finished, as the retaining stream has them.
+        assert_eq!(released.output.len(), left, "{name}");
+        for m in &released.output {
+            let same = kept.output.iter().find(|k| k.id == m.id).unwrap();
+            assert_eq!(m, same, "{name}");
+        }
+        assert_eq!(released.status, kept.status, "{name}");
+        let Some(StreamUpdate::Done { response }) = updates.last() else {
+            panic!("{name}: no done update last");
+        };
+        assert_eq!(response, &released, "{name}");
+        // At every split, the same.
+        for i in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(i);
+            let (r, us, _) = assemble_releasing(&[a, b], false);
+            assert_eq!(r, released, "{name}, split at {i}");
+            assert_eq!(us, updates, "{name}, updates, split at {i}");
+        }
+    }
+}
+
+#[test]
+fn a_stream_of_many_messages_holds_only_the_one_under_way() {
+    let mut sse =
+        String::from("data: {\"object\":\"response\",\"id\":\"r\",\"status\":\"in_progress\"}\n\n");
+    let mut expected = String::new();
+    for m in 0..300 {
+        let id = format!("msg_{m}");
+        sse += &format!("data: {{\"object\":\"message\",\"id\":\"{id}\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\"}}\n\n");
+        for t in 0..5 {
+            let text = format!("m{m}t{t} ");
+            expected += &text;
+            sse += &format!("data: {{\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"{id}\",\"text\":\"{text}\"}}\n\n");
+        }
+        sse += &format!("data: {{\"object\":\"message\",\"id\":\"{id}\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\"}}\n\n");
+    }
+    sse += "data: {\"object\":\"response\",\"id\":\"r\",\"status\":\"completed\"}\n\n";
+    let chunks: Vec<&[u8]> = sse.as_bytes().chunks(300).collect();
+    let (r, updates, held) = assemble_releasing(&chunks, false);
+    assert_eq!(held, 1, "at most the message under way is held");
+    assert!(r.output.is_empty());
+    assert_eq!(r.status, RunStatus::Completed);
+    let text: String = updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, expected);
+    let completed = updates
+        .iter()
+        .filter(|u| matches!(u, StreamUpdate::Message { message } if message.status == Some(RunStatus::Completed)))
+        .count();
+    assert_eq!(completed, 300);
+    // Retaining (the default), the same stream holds all 300.
+    let (kept, _) = assemble(&chunks, false);
+    assert_eq!(kept.output.len(), 300);
+}
+
+#[test]
+fn events_for_a_released_message_are_skipped_and_reported() {
+    let sse = concat!(
+        "data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m1\",\"text\":\"Hi\"}\n\n",
+        "data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m1\",\"text\":\" again\"}\n\n",
+        "data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"failed\"}\n\n",
+        "data: {\"object\":\"message\",\"id\":\"m2\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\"}\n\n",
+        "data: {\"object\":\"response\",\"id\":\"r\",\"status\":\"completed\"}\n\n",
+    );
+    let released = |us: &[StreamUpdate]| -> Vec<(Severity, Value)> {
+        us.iter()
+            .filter_map(|u| match u {
+                StreamUpdate::Issue {
+                    code,
+                    severity,
+                    details,
+                    ..
+                } if code == "out-of-order" => Some((*severity, details.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    // Lenient: both late events are skipped with a warning; the stream goes on.
+    let (r, updates, _) = assemble_releasing(&[sse.as_bytes()], false);
+    assert_eq!(
+        released(&updates),
+        vec![
+            (
+                Severity::Warning,
+                json!({"what": "message-released", "msgId": "m1", "index": 0})
+            ),
+            (
+                Severity::Warning,
+                json!({"what": "message-released", "msgId": "m1", "index": null})
+            ),
+        ]
+    );
+    let text: Vec<&str> = updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, ["Hi"]);
+    assert_eq!(r.status, RunStatus::Completed);
+    assert_eq!(ids(&r.output), ["m2"]);
+    assert_eq!(r.output[0].status, Some(RunStatus::Incomplete));
+    // Strict: the first one ends the stream.
+    let (r, updates, _) = assemble_releasing(&[sse.as_bytes()], true);
+    assert_eq!(
+        released(&updates),
+        vec![(
+            Severity::Error,
+            json!({"what": "message-released", "msgId": "m1", "index": 0})
+        )]
+    );
+    assert_eq!(r.status, RunStatus::Incomplete);
+    assert!(r.output.is_empty());
+}

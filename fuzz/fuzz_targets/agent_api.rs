@@ -1,7 +1,7 @@
 //! The Agent API stream decoder and assembler: arbitrary bytes in arbitrary chunks, in lenient and
-//! strict mode, with default and tiny limits, with and without a reconnect, never panic; the same
-//! bytes split differently give the same response and updates; the JSON drain agrees with the
-//! typed one.
+//! strict mode, with default and tiny limits, retaining or releasing finished messages, with and
+//! without a reconnect, never panic; the same bytes split differently give the same response and
+//! updates; the JSON drain agrees with the typed one.
 #![no_main]
 
 use agentwire::dialect::agent_api::{AgentResponse, AgentStream, AssemblerOptions, StreamUpdate};
@@ -16,6 +16,7 @@ fn options(flags: u8) -> AssemblerOptions {
         strict: flags & 1 != 0,
         coalesce: flags & 2 != 0,
         updates: flags & 8 == 0,
+        retain_messages: flags & 128 == 0,
         ..AssemblerOptions::default()
     };
     if flags & 4 != 0 {

@@ -26,12 +26,15 @@ async function bigStream(ctx, name, options) {
   const decoder = new glue.AgentStreamDecoder(options);
   let bytes = 0;
   let updates = 0;
+  let completed = 0; // message updates with status completed
   let next = 10e6;
   const curve = [];
   const jumps = [];
   for await (const chunk of ctx.readChunks("corpus-100mb.sse")) {
     const before = memory.buffer.byteLength;
-    updates += decoder.feed(chunk).length; // drained each chunk (empty with updates: false)
+    const drained = decoder.feed(chunk); // drained each chunk (empty with updates: false)
+    updates += drained.length;
+    for (const u of drained) if (u.type === "message" && u.message.status === "completed") completed++;
     bytes += chunk.length;
     // A chunk that grew the memory by 2 MiB or more: where (MB of input) and by how much.
     const grew = memory.buffer.byteLength - before;
@@ -47,18 +50,26 @@ async function bigStream(ctx, name, options) {
   const response = decoder.response();
   const afterResponse = memory.buffer.byteLength;
   decoder.free();
-  const messagesJson = response.output.reduce((s, m) => s + JSON.stringify(m).length, 0);
-  const largest = Math.max(...response.output.map((m) => JSON.stringify(m).length));
+  const meta = JSON.parse(new TextDecoder().decode(await collect(ctx, "corpus-100mb.json")));
+  // Every message completed (seen in the updates), and the response keeps them unless released.
+  const released = options.retainMessages === false;
+  if (options.updates !== false && completed !== meta.messages) {
+    throw new Error(`${name}: ${completed} messages completed, expected ${meta.messages}`);
+  }
+  if (response.output.length !== (released ? 0 : meta.messages)) {
+    throw new Error(`${name}: the response holds ${response.output.length} messages`);
+  }
   ctx.log(name, {
     streamMiB: mb(bytes),
-    messages: response.output.length,
+    messages: meta.messages,
+    messagesHeld: response.output.length,
     updates,
     wasmInitialMiB: mb(initial),
     wasmWhileStreamingMiB: mb(streaming),
     wasmAfterFinishMiB: mb(finished),
     wasmAfterResponseMiB: mb(afterResponse),
-    assembledMessagesJsonMiB: mb(messagesJson),
-    largestMessageJsonKiB: Number((largest / 1024).toFixed(1)),
+    assembledMessagesJsonMiB: mb(meta.messagesJson),
+    largestMessageJsonKiB: Number((meta.largestMessageJson / 1024).toFixed(1)),
     curve: curve.join(" "), // MB of input : MiB of wasm memory
     jumps: jumps.join(" ") || "none",
   });
@@ -162,6 +173,8 @@ export async function run(ctx) {
   await bigStream(ctx, "100 MB stream, updates: false", { updates: false });
   await bigStream(ctx, "100 MB stream, per-event updates drained each chunk", {});
   await bigStream(ctx, "100 MB stream, batch updates drained each chunk", { batch: true });
+  await bigStream(ctx, "100 MB stream, per-event updates, retainMessages: false", { retainMessages: false });
+  await bigStream(ctx, "100 MB stream, batch updates, retainMessages: false", { batch: true, retainMessages: false });
   await manyStreams(ctx, "10,000 decoders, free() each", decoderStream, { free: true, gcEvery: true });
   await manyStreams(ctx, "10,000 decoders, no free(), GC each 1,000", decoderStream, { free: false, gcEvery: true });
   await manyStreams(ctx, "10,000 decoders, no free(), no forced GC", decoderStream, { free: false, gcEvery: false });

@@ -1,7 +1,7 @@
 // The environment-independent part of the package: it works on whichever wasm module an entry point
 // (web.ts, node.ts, bundler.ts) binds.
 import type * as Wasm from "./agentwire.js";
-import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamUpdate } from "./agentwire.js";
+import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamOptions, StreamUpdate } from "./agentwire.js";
 import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 import { guard } from "./guard.js";
@@ -84,17 +84,14 @@ export interface StreamHandlers extends ToolStreamHandlers {
   onBatch?(updates: StreamUpdate[]): void;
 }
 
-/** Options of one `AgentClient.stream` call. */
-export interface StreamRequestOptions {
+/**
+ * Options of one `AgentClient.stream` call: the decoder's `StreamOptions` (`batch`,
+ * `maxEventSize`, `strict`, `limits`, `stallTimeoutMs`, `retainMessages`; `updates` is always on
+ * here), and these.
+ */
+export interface StreamRequestOptions extends Omit<StreamOptions, "updates"> {
   /** Aborts the request; the stream then rejects with code `aborted`. */
   signal?: AbortSignal;
-  /**
-   * Batched delivery: within one network chunk, consecutive text deltas of the same content are
-   * merged into one update (fewer callbacks, same text). Default `false`.
-   */
-  batch?: boolean;
-  /** Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning. */
-  maxEventSize?: number;
   /**
    * With registered tools: how many times the outcomes of tool calls may be sent back (each a new
    * request) before the stream fails with `tool-rounds-exceeded` (default 8).

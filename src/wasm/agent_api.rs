@@ -45,6 +45,14 @@ pub struct StreamOptions {
     /// (`stalled`; resumed if resuming is on). Default 90,000; 0 disables.
     #[tsify(optional)]
     pub stall_timeout_ms: Option<u32>,
+    /// Keep finished messages in the response (default `true`). `false` releases each message
+    /// once its own `message` event finishes it (after its updates are delivered): the response
+    /// (`response()`, `done`, `body()`/`list()`) then holds only the messages still under way,
+    /// and wasm memory stays near the largest message over a stream of any length. Later events
+    /// for a released message are skipped with an `out-of-order` issue (`what:
+    /// "message-released"`). For UIs that keep what they show from the updates.
+    #[tsify(optional)]
+    pub retain_messages: Option<bool>,
 }
 
 impl StreamOptions {
@@ -58,6 +66,7 @@ impl StreamOptions {
             coalesce: self.batch.unwrap_or(false),
             strict: self.strict.unwrap_or(false),
             limits: self.limits.unwrap_or_default(),
+            retain_messages: self.retain_messages.unwrap_or(true),
             sse,
         }
     }

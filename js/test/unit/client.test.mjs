@@ -177,3 +177,32 @@ test("a stream can be freed (and disposed); its queries then refuse", async () =
   stream.free();
   assert.throws(() => stream.snapshot());
 });
+
+test("retainMessages: false delivers the same updates and releases each message once it finishes", async () => {
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=0" });
+  const run = async (options) => {
+    const updates = [];
+    const stream = client.stream(request("Release me"), { onUpdate: (u) => updates.push(u) }, options);
+    const response = await stream.response;
+    return { updates, response, listed: stream.list("/**").length };
+  };
+  const kept = await run({});
+  const released = await run({ retainMessages: false });
+  // The server's ids differ per request: compare what the updates say apart from them.
+  const told = (us) =>
+    us.filter((u) => u.type !== "done").map((u) => {
+      if (u.type === "textDelta") return `text ${u.index} ${u.delta}`;
+      if (u.type === "message") return `message ${u.message.type} ${u.message.status}`;
+      if (u.type === "content") return `content ${u.index} ${u.content.type} ${u.content.status} ${JSON.stringify(u.content.text ?? u.content.data)}`;
+      return u.type === "response" ? `response ${u.response.status}` : u.type;
+    });
+  assert.deepEqual(told(released.updates), told(kept.updates));
+  assert.ok(told(kept.updates).length > 20);
+  assert.equal(kept.response.output.length, 4);
+  // Every message finished with its own message event: the stream holds none of them any more.
+  assert.deepEqual(released.response.output, []);
+  assert.equal(released.response.status, "completed");
+  assert.deepEqual(released.updates.at(-1).response.output, []);
+  assert.equal(released.listed, 0);
+  assert.ok(kept.listed > 0);
+});

@@ -33,6 +33,15 @@ pub struct AssemblerOptions {
     /// Strict mode (default `false`, lenient): input the protocol does not allow is an error
     /// that ends the stream instead of a warning. See [`Assembler`] for each case.
     pub strict: bool,
+    /// Keep finished messages in the response (default `true`). With `false`, a message is
+    /// released as soon as its own `message` event gives it a terminal status: its updates are
+    /// delivered as usual (the completing [`StreamUpdate::Message`] and the contents the event
+    /// brought), then it leaves `response.output`, so the assembler holds only the messages still
+    /// under way and memory stays near the size of the largest message however many a stream
+    /// has (a set of the released ids remains, a few dozen bytes per message). Later events for a
+    /// released message are skipped (`out-of-order`, `message-released`), and a final `output`
+    /// repeating it is not reconciled. For callers that keep what they need from the updates.
+    pub retain_messages: bool,
 }
 
 impl Default for AssemblerOptions {
@@ -43,6 +52,7 @@ impl Default for AssemblerOptions {
             sse: SseOptions::default(),
             limits: Limits::default(),
             strict: false,
+            retain_messages: true,
         }
     }
 }
@@ -194,6 +204,7 @@ enum Pending {
 /// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
 /// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
 /// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
+/// | a content or message event for a message already released ([`AssemblerOptions::retain_messages`] `false`) | `out-of-order` (`message-released`) | skipped, warning | skipped, error, ends |
 ///
 /// Limits ([`AssemblerOptions::limits`], see [`crate::limits`]) and lost events of a resumed
 /// stream (`resume-gap`) are errors in both modes and do not end the stream (except
@@ -228,6 +239,8 @@ pub struct Assembler {
     halting: bool,
     /// The stream was ended by strict mode, a stream limit or an abort: input is ignored.
     stopped: bool,
+    /// Ids of the messages released ([`AssemblerOptions::retain_messages`] `false`).
+    released: std::collections::HashSet<String>,
 }
 
 impl Default for Assembler {
@@ -253,6 +266,7 @@ impl Assembler {
             cursor: EventCursor::new(),
             halting: false,
             stopped: false,
+            released: std::collections::HashSet::new(),
         }
     }
 
@@ -498,15 +512,17 @@ impl Assembler {
     }
 
     /// Position of message `id`, creating it (type `message`, status `in_progress`) if unknown; a
-    /// message created for a content event (`announce`) gets its own update.
-    fn message_pos(&mut self, id: &str, announce: bool) -> usize {
+    /// message created for a content event (`announce`) gets its own update. `None` for a message
+    /// already released (see [`AssemblerOptions::retain_messages`]).
+    fn message_pos(&mut self, id: &str, announce: bool) -> Option<usize> {
         if let Some(p) = self.last_msg {
             if self.response.output.get(p).and_then(|m| m.id.as_deref()) == Some(id) {
-                return p;
+                return Some(p);
             }
         }
         let p = match self.ids.get(id) {
             Some(&p) => p,
+            None if self.released.contains(id) => return None,
             None => {
                 let p = self.response.output.len();
                 self.response.output.push(Message {
@@ -523,7 +539,52 @@ impl Assembler {
             }
         };
         self.last_msg = Some(p);
-        p
+        Some(p)
+    }
+
+    /// An event for a released message: skipped, and reported.
+    fn released_event(&mut self, msg_id: &str, index: Option<u32>) {
+        self.violation(AgentApiError::OutOfOrder {
+            what: "message-released",
+            msg_id: Some(msg_id.to_owned()),
+            index,
+        });
+    }
+
+    /// Releases message `m` (finished, its updates recorded): it leaves the response, and the
+    /// positions after it move down by one.
+    fn release(&mut self, m: usize) {
+        if m >= self.response.output.len() {
+            return;
+        }
+        self.materialize_message(m); // pending text deltas of `m` are copied out
+        self.materialize_done();
+        let message = self.response.output.remove(m);
+        if m < self.tallies.len() {
+            self.tallies.remove(m);
+        }
+        if let Some(id) = message.id {
+            self.ids.remove(&id);
+            self.released.insert(id);
+        }
+        for p in self.ids.values_mut() {
+            if *p > m {
+                *p -= 1;
+            }
+        }
+        for p in &mut self.pending {
+            if let Pending::Text { msg, .. } = p {
+                if *msg > m {
+                    *msg -= 1;
+                }
+            }
+        }
+        for r in &mut self.runs {
+            if r.0 > m {
+                r.0 -= 1;
+            }
+        }
+        self.last_msg = None;
     }
 
     fn apply_content(&mut self, raw: &mut RawEvent<'_>) {
@@ -534,7 +595,9 @@ impl Assembler {
             });
             return;
         };
-        let m = self.message_pos(&msg_id.0, true);
+        let Some(m) = self.message_pos(&msg_id.0, true) else {
+            return self.released_event(&msg_id.0, raw.index);
+        };
         if self.tally(m).capped {
             return; // the message hit a limit (reported once): later content is dropped
         }
@@ -970,7 +1033,12 @@ impl Assembler {
     /// Applies a message event (or a message of a final `output`, `from_output`).
     fn apply_message(&mut self, incoming: Message, from_output: bool) {
         let m = match incoming.id.as_deref() {
-            Some(id) => self.message_pos(id, false),
+            Some(id) => match self.message_pos(id, false) {
+                Some(m) => m,
+                // Released: a final `output` repeating it is not reconciled.
+                None if from_output => return,
+                None => return self.released_event(id, None),
+            },
             None => {
                 self.response.output.push(Message::default());
                 self.response.output.len() - 1
@@ -1029,7 +1097,11 @@ impl Assembler {
         if !from_output {
             self.close_runs_of_message(m);
             let message = self.envelope_of(m);
+            let finished = message.status.as_ref().is_some_and(RunStatus::is_terminal);
             self.record(owned(StreamUpdate::Message { message }));
+            if finished && !self.options.retain_messages {
+                self.release(m);
+            }
         }
     }
 

@@ -149,7 +149,8 @@ pub enum AgentApiError {
     /// (`content-after-message-end`). Applied in lenient mode; refused in strict mode.
     #[error("event out of order: {what}")]
     OutOfOrder {
-        /// What was out of order: `event-after-end` or `content-after-message-end`.
+        /// What was out of order: `event-after-end`, `content-after-message-end`, or
+        /// `message-released` (an event for a message the assembler released).
         what: &'static str,
         /// The message concerned, if any.
         msg_id: Option<String>,
