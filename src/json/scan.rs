@@ -59,20 +59,62 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        let rest = b.get(j..)?;
-        // The next quote or backslash (SIMD), then a control-character check over the bytes
-        // skipped (a simple loop the compiler vectorizes).
-        let k = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest.get(..k)?.iter().any(|&c| c < 0x20) {
-            return None;
+        let k = next_special(b, j)?;
+        match *b.get(k)? {
+            b'"' => return Some((k, escaped)),
+            b'\\' => {
+                escaped = true;
+                j = k + 2;
+            }
+            _ => return None, // a control character
         }
-        j += k;
-        if *b.get(j)? == b'"' {
-            return Some((j, escaped));
-        }
-        escaped = true;
-        j += 2;
     }
+}
+
+/// Strings up to this many bytes are searched eight bytes at a time; the rest of a longer one
+/// with `memchr2` (SIMD), whose set-up costs more than a short string takes.
+const SHORT_STRING: usize = 32;
+
+/// Index of the first `"`, `\` or control character (U+0000 to U+001F) at or after `b[j]`.
+fn next_special(b: &[u8], mut j: usize) -> Option<usize> {
+    let start = j;
+    // Eight bytes at a time, as one little-endian word (so the lowest flagged byte comes first).
+    while let Some(word) = b.get(j..j + 8) {
+        let mask = special_bytes(u64::from_le_bytes(word.try_into().ok()?));
+        if mask != 0 {
+            return Some(j + (mask.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+        if j - start >= SHORT_STRING {
+            // A long string: the next quote or backslash (SIMD), then a control-character check
+            // over the bytes skipped (a simple loop the compiler vectorizes).
+            let rest = b.get(j..)?;
+            let k = memchr::memchr2(b'"', b'\\', rest);
+            let skipped = rest.get(..k.unwrap_or(rest.len()))?;
+            return match skipped.iter().position(|&c| c < 0x20) {
+                Some(c) => Some(j + c),
+                None => k.map(|k| j + k),
+            };
+        }
+    }
+    let rest = b.get(j..)?;
+    rest.iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|k| j + k)
+}
+
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact up to the lowest such
+/// byte (bytes above it may be flagged falsely: a borrow only propagates upwards). The classic
+/// bit tricks: `(x - 0x01…) & !x & 0x80…` flags zero bytes of `x`, and `(x - 0x20…) & !x & 0x80…`
+/// bytes below 0x20.
+fn special_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    quote | backslash | control
 }
 
 /// Scans a number starting at `i`; returns its end if it matches the JSON grammar
@@ -292,6 +334,24 @@ mod tests {
         ] {
             assert!(members(text).is_none(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_word_search_finds_the_first_special_byte() {
+        use proptest::prelude::*;
+        // Mostly plain bytes (ASCII and UTF-8 continuation/lead bytes), with quotes, backslashes
+        // and control characters sprinkled in, at every length around the word and SIMD sizes.
+        let byte = prop_oneof![
+            30 => 0x20u8..=0xff,
+            1 => prop::sample::select(vec![b'"', b'\\', 0, 0x1f, b'\n', 0x7f, 0x80, 0xa2, 0xdc]),
+        ];
+        proptest!(|(bytes in prop::collection::vec(byte, 0..80), from in 0usize..80)| {
+            let naive = bytes
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20))
+                .map(|k| from + k);
+            prop_assert_eq!(next_special(&bytes, from), naive, "{:?} from {}", bytes, from);
+        });
     }
 
     #[test]
