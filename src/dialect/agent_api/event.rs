@@ -137,6 +137,14 @@ impl<'a> RawEvent<'a> {
                 _ => None,
             }
         }
+        /// A wire enum read from the borrowed string (no allocation for a known value).
+        fn wire<T: for<'s> From<&'s str>>(v: Scanned<'_>) -> Option<Option<T>> {
+            match v {
+                Scanned::Str(s) => Some(Some(T::from(&s))),
+                Scanned::Null => Some(None),
+                _ => None,
+            }
+        }
         fn nested<'d, T: serde::Deserialize<'d>>(v: Scanned<'d>) -> Option<Option<T>> {
             match v {
                 Scanned::Null => Some(None),
@@ -157,7 +165,7 @@ impl<'a> RawEvent<'a> {
                         _ => return None,
                     }
                 }
-                "status" => r.status = string(v)?.map(|s| RunStatus::from(s.as_str())),
+                "status" => r.status = wire(v)?,
                 "type" => r.kind = cow_str(v)?,
                 "index" => {
                     r.index = match v {
@@ -176,7 +184,7 @@ impl<'a> RawEvent<'a> {
                 "msg_id" => r.msg_id = cow_str(v)?,
                 "text" => r.text = cow_str(v)?,
                 "id" => r.id = string(v)?,
-                "role" => r.role = string(v)?.map(|s| Role::from(s.as_str())),
+                "role" => r.role = wire(v)?,
                 "error" => {
                     r.error = match v {
                         Scanned::Null => None,
