@@ -258,9 +258,15 @@ pub(crate) fn scan_object<'a>(
                         _ => Scanned::Raw(digits),
                     }
                 } else {
-                    match digits.parse::<u64>() {
-                        Ok(n) => Scanned::UInt(n),
-                        Err(_) => Scanned::Raw(digits),
+                    // Only ASCII digits here (scan_number checked): folded in place, `None` when
+                    // the value does not fit `u64`.
+                    let n = digits.bytes().try_fold(0u64, |n, d| {
+                        n.checked_mul(10)?
+                            .checked_add(u64::from(d.wrapping_sub(b'0')))
+                    });
+                    match n {
+                        Some(n) => Scanned::UInt(n),
+                        None => Scanned::Raw(digits),
                     }
                 };
                 (value, end)
