@@ -377,31 +377,29 @@ impl Assembler {
         }
         let max_depth = self.options.limits.max_depth;
         // The fast path answers for plain events; anything else gets the depth check and the full
-        // parser, which report exactly what is wrong.
-        let parsed = match RawEvent::scan(data, max_depth) {
-            Some(raw) => Ok(raw),
-            None => {
-                if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
-                    self.violation(limits::too_deep(data, max_depth, offset).into());
+        // parser, which report exactly what is wrong. (The event is filled in place: it is large,
+        // and moving it cost more than reading a small event.)
+        let mut raw = RawEvent::default();
+        if !raw.scan_into(data, max_depth) {
+            if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+                self.violation(limits::too_deep(data, max_depth, offset).into());
+                return self.end_event();
+            }
+            match RawEvent::parse(data) {
+                Ok(parsed) => raw = parsed,
+                Err(e) => {
+                    self.violation(e);
                     return self.end_event();
                 }
-                RawEvent::parse(data)
-            }
-        };
-        match parsed {
-            Ok(mut raw) => {
-                if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
-                    let admission = self.cursor.admit_sequence(seq);
-                    if !self.admit(admission) {
-                        return;
-                    }
-                }
-                self.push_raw(&mut raw);
-            }
-            Err(e) => {
-                self.violation(e);
             }
         }
+        if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
+            let admission = self.cursor.admit_sequence(seq);
+            if !self.admit(admission) {
+                return;
+            }
+        }
+        self.push_raw(&mut raw);
         self.end_event();
     }
 

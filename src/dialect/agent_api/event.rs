@@ -107,7 +107,7 @@ pub(crate) struct RawEvent<'a> {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Parses one event's data (with serde_json; see [`RawEvent::scan`] for the fast path).
+    /// Parses one event's data (with serde_json; see [`RawEvent::scan_into`] for the fast path).
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
         let mut de = serde_json::Deserializer::from_str(data);
         let raw = RawEvent::deserialize(&mut de)
@@ -116,12 +116,16 @@ impl<'a> RawEvent<'a> {
         Ok(raw)
     }
 
-    /// The fast path: reads the event in one pass over its top-level members (scalars in place,
-    /// nested values with serde_json), at most `max_depth` levels deep. `None` when the event is
-    /// not plain valid JSON of the expected types: then [`RawEvent::parse`] reads it and reports
-    /// exactly what is wrong. Whenever it answers, it answers as `parse` does (a property test
-    /// checks this on the fixtures and on generated events).
-    pub(crate) fn scan(data: &'a str, max_depth: usize) -> Option<Self> {
+    /// The fast path: reads the event into `self`, a [`RawEvent::default`], in one pass over its
+    /// top-level members (scalars in place, nested values with serde_json), at most `max_depth`
+    /// levels deep. The caller's event is filled in place rather than returned, because it is a
+    /// large struct: moving it cost more than reading a small event.
+    ///
+    /// `false` when the event is not plain valid JSON of the expected types (`self` then holds
+    /// some of the fields and must be discarded): [`RawEvent::parse`] reads it and reports exactly
+    /// what is wrong. Whenever it answers, it answers as `parse` does (a property test checks this
+    /// on the fixtures and on generated events).
+    pub(crate) fn scan_into(&mut self, data: &'a str, max_depth: usize) -> bool {
         use crate::json::scan::{scan_object, Scanned};
         fn string(v: Scanned<'_>) -> Option<Option<String>> {
             match v {
@@ -154,7 +158,7 @@ impl<'a> RawEvent<'a> {
                 _ => None,
             }
         }
-        let mut r = RawEvent::default();
+        let r = self;
         scan_object(data, max_depth, |key, v| {
             match key {
                 "object" => r.object = cow_str(v)?,
@@ -231,8 +235,8 @@ impl<'a> RawEvent<'a> {
                 }
             }
             Some(())
-        })?;
-        Some(r)
+        })
+        .is_some()
     }
 
     /// The `object` field (`""` when absent).
@@ -443,7 +447,8 @@ mod tests {
 
     /// The fast path and the serde path read an event the same way (or the fast path declines).
     fn agree(data: &str) -> Result<bool, TestCaseError> {
-        let fast = RawEvent::scan(data, 64).map(RawEvent::into_event);
+        let mut fast = RawEvent::default();
+        let fast = fast.scan_into(data, 64).then(|| fast.into_event());
         let full = RawEvent::parse(data).map(RawEvent::into_event);
         match (fast, full) {
             (Some(f), Ok(p)) => {
