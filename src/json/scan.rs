@@ -55,6 +55,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// Scans the string starting at `b[i] == b'"'`; returns its content's end (the closing quote's
 /// index) and whether it has escapes. `None` for a control character or an unterminated string.
+#[inline(always)] // two call sites per member on the hot path
 fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
@@ -191,30 +192,59 @@ fn skip_nested(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usi
     }
 }
 
-/// Scans the JSON object `text` (at most `max_depth` levels deep, the object itself being level 1),
-/// calling `member(key, value)` for each member in order. `member` may return `None` to abandon
-/// the scan (for example on a value of the wrong type), which makes `scan_object` return `None`.
+/// The members of the JSON object `text` (at most `max_depth` levels deep, the object itself
+/// being level 1), in order: call [`Members::next`] until it answers `Some(None)` (the whole text
+/// was one object, scanned to its end) or `None` (use a full parser).
 ///
-/// Returns `Some(())` when the whole text was one object scanned to its end, else `None` (use a
-/// full parser).
-pub(crate) fn scan_object<'a>(
+/// A loop over `next` rather than a callback, so that the caller's handling of each member is
+/// compiled into the same loop as the scan (the hot path reads every event this way).
+pub(crate) struct Members<'a> {
     text: &'a str,
+    /// Where the next member (or the object's end) starts.
+    i: usize,
     max_depth: usize,
-    mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
-) -> Option<()> {
-    let b = text.as_bytes();
-    if max_depth == 0 {
-        return None;
+    /// No member read yet (`}` may end the object right away; no `,` comes first).
+    first: bool,
+}
+
+impl<'a> Members<'a> {
+    /// Starts at the opening brace; `None` if `text` does not start (after whitespace) with one.
+    pub(crate) fn new(text: &'a str, max_depth: usize) -> Option<Self> {
+        let b = text.as_bytes();
+        if max_depth == 0 {
+            return None;
+        }
+        let i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        Some(Self {
+            text,
+            i: skip_ws(b, i + 1),
+            max_depth,
+            first: true,
+        })
     }
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return (skip_ws(b, i + 1) == b.len()).then_some(());
-    }
-    loop {
+
+    /// The next member as `Some(Some((key, value)))`; `Some(None)` at the end of the object when
+    /// nothing but whitespace follows it; `None` for anything the scanner does not handle.
+    #[inline(always)] // one call site: the hot loop of the Agent API's event reader
+    #[allow(clippy::option_option)] // three outcomes: a member, the end, or "use a full parser"
+    pub(crate) fn next(&mut self) -> Option<Option<(&'a str, Scanned<'a>)>> {
+        let text = self.text;
+        let b = text.as_bytes();
+        let mut i = self.i;
+        if std::mem::take(&mut self.first) {
+            if b.get(i) == Some(&b'}') {
+                return (skip_ws(b, i + 1) == b.len()).then_some(None);
+            }
+        } else {
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(None),
+                _ => return None,
+            }
+        }
         // Key: a string without escapes.
         if b.get(i) != Some(&b'"') {
             return None;
@@ -241,7 +271,7 @@ pub(crate) fn scan_object<'a>(
                 (Scanned::Str(s), end + 1)
             }
             b'{' | b'[' => {
-                let end = skip_nested(b, i, 1, max_depth)?;
+                let end = skip_nested(b, i, 1, self.max_depth)?;
                 (Scanned::Raw(text.get(i..end)?), end)
             }
             b't' if b.get(i..i + 4) == Some(b"true") => (Scanned::Bool(true), i + 4),
@@ -273,14 +303,27 @@ pub(crate) fn scan_object<'a>(
             }
             _ => return None,
         };
-        member(key, value)?;
-        i = skip_ws(b, next);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(()),
-            _ => return None,
-        }
+        self.i = skip_ws(b, next);
+        Some(Some((key, value)))
     }
+}
+
+/// Scans the JSON object `text` (see [`Members`]), calling `member(key, value)` for each member in
+/// order. `member` may return `None` to abandon the scan, which makes `scan_object` return `None`.
+///
+/// Returns `Some(())` when the whole text was one object scanned to its end, else `None` (use a
+/// full parser).
+#[cfg(test)]
+pub(crate) fn scan_object<'a>(
+    text: &'a str,
+    max_depth: usize,
+    mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut members = Members::new(text, max_depth)?;
+    while let Some((key, value)) = members.next()? {
+        member(key, value)?;
+    }
+    Some(())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
 use super::AgentApiError;
+use crate::json::scan::{Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
 
 /// One event of an Agent API stream.
@@ -126,25 +127,53 @@ impl<'a> RawEvent<'a> {
     /// what is wrong. Whenever it answers, it answers as `parse` does (a property test checks this
     /// on the fixtures and on generated events).
     pub(crate) fn scan_into(&mut self, data: &'a str, max_depth: usize) -> bool {
-        use crate::json::scan::{scan_object, Scanned};
+        self.scan_members(data, max_depth).is_some()
+    }
+
+    /// The loop of [`RawEvent::scan_into`]. The members of text deltas (nearly every event) are
+    /// read here, in the scanning loop; the others in [`RawEvent::member`].
+    fn scan_members(&mut self, data: &'a str, max_depth: usize) -> Option<()> {
+        let mut members = Members::new(data, max_depth)?;
+        while let Some((key, v)) = members.next()? {
+            match key {
+                "object" => self.object = cow_str(v)?,
+                "sequence_number" => {
+                    self.sequence_number = match v {
+                        Scanned::UInt(n) => Some(n),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "status" => self.status = wire(v)?,
+                "type" => self.kind = cow_str(v)?,
+                "index" => {
+                    self.index = match v {
+                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "delta" => {
+                    self.delta = match v {
+                        Scanned::Bool(b) => Some(b),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "msg_id" => self.msg_id = cow_str(v)?,
+                "text" => self.text = cow_str(v)?,
+                _ => self.member(key, v)?,
+            }
+        }
+        Some(())
+    }
+
+    /// One member of [`RawEvent::scan_into`] other than those of a text delta.
+    #[inline(never)]
+    fn member(&mut self, key: &'a str, v: Scanned<'a>) -> Option<()> {
         fn string(v: Scanned<'_>) -> Option<Option<String>> {
             match v {
                 Scanned::Str(s) => Some(Some(s.into_owned())),
-                Scanned::Null => Some(None),
-                _ => None,
-            }
-        }
-        fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
-            match v {
-                Scanned::Str(s) => Some(Some(CowStr(s))),
-                Scanned::Null => Some(None),
-                _ => None,
-            }
-        }
-        /// A wire enum read from the borrowed string (no allocation for a known value).
-        fn wire<T: for<'s> From<&'s str>>(v: Scanned<'_>) -> Option<Option<T>> {
-            match v {
-                Scanned::Str(s) => Some(Some(T::from(&s))),
                 Scanned::Null => Some(None),
                 _ => None,
             }
@@ -159,84 +188,55 @@ impl<'a> RawEvent<'a> {
             }
         }
         let r = self;
-        scan_object(data, max_depth, |key, v| {
-            match key {
-                "object" => r.object = cow_str(v)?,
-                "sequence_number" => {
-                    r.sequence_number = match v {
-                        Scanned::UInt(n) => Some(n),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "status" => r.status = wire(v)?,
-                "type" => r.kind = cow_str(v)?,
-                "index" => {
-                    r.index = match v {
-                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "delta" => {
-                    r.delta = match v {
-                        Scanned::Bool(b) => Some(b),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "msg_id" => r.msg_id = cow_str(v)?,
-                "text" => r.text = cow_str(v)?,
-                "id" => r.id = string(v)?,
-                "role" => r.role = wire(v)?,
-                "error" => {
-                    r.error = match v {
-                        Scanned::Null => None,
-                        other => Some(other.into_value()?),
-                    }
-                }
-                "content" => r.content = nested(v)?,
-                "code" => r.code = string(v)?,
-                "message" => r.message = string(v)?,
-                "usage" => r.usage = nested(v)?,
-                "metadata" => r.metadata = nested(v)?,
-                "created_at" | "completed_at" => {
-                    let n = match v {
-                        Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
-                        Scanned::Int(n) => Some(n),
-                        Scanned::Null => None,
-                        _ => return None,
-                    };
-                    if key == "created_at" {
-                        r.created_at = n;
-                    } else {
-                        r.completed_at = n;
-                    }
-                }
-                "output" => r.output = nested(v)?,
-                "session_id" => r.session_id = string(v)?,
-                "image_url" => r.image_url = string(v)?,
-                "data" => {
-                    r.data = match v {
-                        Scanned::Null => None,
-                        other => Some(other.into_value()?),
-                    }
-                }
-                "format" => r.format = string(v)?,
-                "file_url" => r.file_url = string(v)?,
-                "file_id" => r.file_id = string(v)?,
-                "filename" => r.filename = string(v)?,
-                "file_data" => r.file_data = string(v)?,
-                "refusal" => r.refusal = string(v)?,
-                "video_url" => r.video_url = string(v)?,
-                other => {
-                    let value = v.into_value()?;
-                    r.extra.insert(other.to_owned(), value);
+        match key {
+            "id" => r.id = string(v)?,
+            "role" => r.role = wire(v)?,
+            "error" => {
+                r.error = match v {
+                    Scanned::Null => None,
+                    other => Some(other.into_value()?),
                 }
             }
-            Some(())
-        })
-        .is_some()
+            "content" => r.content = nested(v)?,
+            "code" => r.code = string(v)?,
+            "message" => r.message = string(v)?,
+            "usage" => r.usage = nested(v)?,
+            "metadata" => r.metadata = nested(v)?,
+            "created_at" | "completed_at" => {
+                let n = match v {
+                    Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
+                    Scanned::Int(n) => Some(n),
+                    Scanned::Null => None,
+                    _ => return None,
+                };
+                if key == "created_at" {
+                    r.created_at = n;
+                } else {
+                    r.completed_at = n;
+                }
+            }
+            "output" => r.output = nested(v)?,
+            "session_id" => r.session_id = string(v)?,
+            "image_url" => r.image_url = string(v)?,
+            "data" => {
+                r.data = match v {
+                    Scanned::Null => None,
+                    other => Some(other.into_value()?),
+                }
+            }
+            "format" => r.format = string(v)?,
+            "file_url" => r.file_url = string(v)?,
+            "file_id" => r.file_id = string(v)?,
+            "filename" => r.filename = string(v)?,
+            "file_data" => r.file_data = string(v)?,
+            "refusal" => r.refusal = string(v)?,
+            "video_url" => r.video_url = string(v)?,
+            other => {
+                let value = v.into_value()?;
+                r.extra.insert(other.to_owned(), value);
+            }
+        }
+        Some(())
     }
 
     /// The `object` field (`""` when absent).
@@ -383,6 +383,23 @@ impl<'a> RawEvent<'a> {
         put(extra, "file_data", self.file_data.take());
         put(extra, "refusal", self.refusal.take());
         put(extra, "video_url", self.video_url.take());
+    }
+}
+
+fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
+    match v {
+        Scanned::Str(s) => Some(Some(CowStr(s))),
+        Scanned::Null => Some(None),
+        _ => None,
+    }
+}
+
+/// A wire enum read from the borrowed string (no allocation for a known value).
+fn wire<T: for<'s> From<&'s str>>(v: Scanned<'_>) -> Option<Option<T>> {
+    match v {
+        Scanned::Str(s) => Some(Some(T::from(&s))),
+        Scanned::Null => Some(None),
+        _ => None,
     }
 }
 
