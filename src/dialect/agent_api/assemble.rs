@@ -775,18 +775,19 @@ impl Assembler {
         let kind = self.response.output[m].content[pos].kind.clone();
         match kind {
             ContentKind::Text => {
-                let Some(mut text) = raw.text.take().map(|t| t.0.into_owned()) else {
+                // Appended from the event's data (borrowed: no copy of the delta).
+                let Some(text) = raw.text.take() else {
                     return;
                 };
-                if text.is_empty() {
+                if text.0.is_empty() {
                     return;
                 }
-                cutter.string(&mut text);
+                let text = cutter.str(&text.0);
                 self.tally(m).grow(key, cutter.used());
                 let content = &mut self.response.output[m].content[pos];
                 let buf = content.text.get_or_insert_with(String::new);
                 let start = buf.len();
-                buf.push_str(&text);
+                buf.push_str(text);
                 let end = buf.len();
                 if end > start {
                     self.push_text(m, pos, start, end);
