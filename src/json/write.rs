@@ -34,6 +34,25 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Appends `n` in decimal (what `write!(out, "{n}")` writes, without the formatting machinery).
+pub(crate) fn write_u32(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10]; // u32::MAX has 10 digits
+    let mut len = 0;
+    loop {
+        if let Some(d) = digits.get_mut(len) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in digits.iter().take(len).rev() {
+        out.push(char::from(d));
+    }
+}
+
 /// Appends a value serialized by serde_json to `out`, through `scratch` (reused between calls so
 /// that no allocation happens per value). Writes `null` if serialization fails (it cannot for the
 /// crate's own types, which have no non-string map keys).
@@ -63,6 +82,13 @@ mod tests {
             let mut out = String::new();
             write_str(&mut out, &s);
             prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+
+        #[test]
+        fn integers_are_written_as_display_writes_them(n in any::<u32>()) {
+            let mut out = String::from("x");
+            write_u32(&mut out, n);
+            prop_assert_eq!(out, format!("x{n}"));
         }
     }
 }

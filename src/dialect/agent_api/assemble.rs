@@ -1242,7 +1242,7 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
-        use crate::json::write::{write_str, write_value};
+        use crate::json::write::{write_str, write_u32, write_value};
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
             if i > 0 {
@@ -1270,7 +1270,7 @@ impl Assembler {
                     write_str(out, message.and_then(|m| m.id.as_deref()).unwrap_or(""));
                     out.push_str(",\"index\":");
                     let index = content.and_then(|c| c.index).unwrap_or(*pos as u32);
-                    let _ = std::fmt::Write::write_fmt(out, format_args!("{index}"));
+                    write_u32(out, index);
                     out.push_str(",\"delta\":");
                     write_str(out, text.get(*start..*end).unwrap_or(""));
                     out.push('}');
