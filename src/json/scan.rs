@@ -77,7 +77,7 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
 const SHORT_STRING: usize = 32;
 
 /// Index of the first `"`, `\` or control character (U+0000 to U+001F) at or after `b[j]`.
-fn next_special(b: &[u8], mut j: usize) -> Option<usize> {
+pub(crate) fn next_special(b: &[u8], mut j: usize) -> Option<usize> {
     let start = j;
     // Eight bytes at a time, as one little-endian word (so the lowest flagged byte comes first).
     while let Some(word) = b.get(j..j + 8) {
