@@ -278,25 +278,40 @@ impl<'a> Members<'a> {
             b'f' if b.get(i..i + 5) == Some(b"false") => (Scanned::Bool(false), i + 5),
             b'n' if b.get(i..i + 4) == Some(b"null") => (Scanned::Null, i + 4),
             b'-' | b'0'..=b'9' => {
-                let (end, integer) = scan_number(b, i)?;
-                let digits = text.get(i..end)?;
-                let value = if !integer {
-                    Scanned::Raw(digits)
-                } else if let Some(neg) = digits.strip_prefix('-') {
-                    match digits.parse::<i64>() {
-                        Ok(n) if !neg.is_empty() => Scanned::Int(n),
-                        _ => Scanned::Raw(digits),
-                    }
-                } else {
-                    // Only ASCII digits here (scan_number checked): folded in place, `None` when
-                    // the value does not fit `u64`.
-                    let n = digits.bytes().try_fold(0u64, |n, d| {
-                        n.checked_mul(10)?
-                            .checked_add(u64::from(d.wrapping_sub(b'0')))
-                    });
+                // A plain non-negative integer (sequence numbers, indexes) is read as it is
+                // scanned; anything else (a sign, a fraction, an exponent, a leading zero) takes
+                // scan_number and the general reading below.
+                let mut end = i;
+                let mut n = Some(0u64);
+                while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
+                    n = n.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+                    end += 1;
+                }
+                let plain = end > i
+                    && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+                    && (end == i + 1 || b.get(i) != Some(&b'0'));
+                let value = if plain {
                     match n {
                         Some(n) => Scanned::UInt(n),
-                        None => Scanned::Raw(digits),
+                        None => Scanned::Raw(text.get(i..end)?), // does not fit u64
+                    }
+                } else {
+                    let (number_end, integer) = scan_number(b, i)?;
+                    end = number_end;
+                    let digits = text.get(i..end)?;
+                    if !integer {
+                        Scanned::Raw(digits)
+                    } else if let Some(neg) = digits.strip_prefix('-') {
+                        match digits.parse::<i64>() {
+                            Ok(n) if !neg.is_empty() => Scanned::Int(n),
+                            _ => Scanned::Raw(digits),
+                        }
+                    } else {
+                        // A leading zero: `0` itself (what follows is left to the caller).
+                        match digits.parse::<u64>() {
+                            Ok(n) => Scanned::UInt(n),
+                            Err(_) => Scanned::Raw(digits),
+                        }
                     }
                 };
                 (value, end)
@@ -353,6 +368,12 @@ mod tests {
         assert_eq!(m[5].1, Scanned::Null);
         assert_eq!(m[6].1, Scanned::Raw(r#"{"h":[1,"]}"]}"#));
         assert!(matches!(m[7].1, Scanned::Str(Cow::Borrowed("plain"))));
+        let m = members(r#"{"a":0,"b":18446744073709551615,"c":18446744073709551616,"d":0e1}"#)
+            .unwrap();
+        assert_eq!(m[0].1, Scanned::UInt(0));
+        assert_eq!(m[1].1, Scanned::UInt(u64::MAX));
+        assert_eq!(m[2].1, Scanned::Raw("18446744073709551616"));
+        assert_eq!(m[3].1, Scanned::Raw("0e1"));
         assert_eq!(members("{}").unwrap(), vec![]);
     }
 
