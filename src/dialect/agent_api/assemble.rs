@@ -1242,14 +1242,22 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
-        use crate::json::write::{write_str, write_u32, write_value};
+        use crate::json::write::write_value;
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             match p {
-                Pending::Owned(u) => write_value(out, &mut self.scratch, u),
+                // A text delta copied out of its content (which was replaced): written as below.
+                Pending::Owned(u) => match &**u {
+                    StreamUpdate::TextDelta {
+                        msg_id,
+                        index,
+                        delta,
+                    } => write_text_delta(out, msg_id, *index, delta),
+                    u => write_value(out, &mut self.scratch, u),
+                },
                 Pending::Done => {
                     out.push_str("{\"type\":\"done\",\"response\":");
                     write_value(out, &mut self.scratch, &self.response);
@@ -1261,19 +1269,16 @@ impl Assembler {
                     start,
                     end,
                 } => {
-                    // The most frequent update, written without serde:
-                    // {"type":"textDelta","msgId":…,"index":…,"delta":…}
+                    // The most frequent update, written without serde.
                     let message = self.response.output.get(*msg);
                     let content = message.and_then(|m| m.content.get(*pos));
                     let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
-                    out.push_str("{\"type\":\"textDelta\",\"msgId\":");
-                    write_str(out, message.and_then(|m| m.id.as_deref()).unwrap_or(""));
-                    out.push_str(",\"index\":");
-                    let index = content.and_then(|c| c.index).unwrap_or(*pos as u32);
-                    write_u32(out, index);
-                    out.push_str(",\"delta\":");
-                    write_str(out, text.get(*start..*end).unwrap_or(""));
-                    out.push('}');
+                    write_text_delta(
+                        out,
+                        message.and_then(|m| m.id.as_deref()).unwrap_or(""),
+                        content.and_then(|c| c.index).unwrap_or(*pos as u32),
+                        text.get(*start..*end).unwrap_or(""),
+                    );
                 }
             }
         }
@@ -1281,6 +1286,19 @@ impl Assembler {
         self.pending.clear();
         self.runs.clear();
     }
+}
+
+/// Writes a [`StreamUpdate::TextDelta`] as serde would:
+/// `{"type":"textDelta","msgId":…,"index":…,"delta":…}`.
+fn write_text_delta(out: &mut String, msg_id: &str, index: u32, delta: &str) {
+    use crate::json::write::{write_str, write_u32};
+    out.push_str("{\"type\":\"textDelta\",\"msgId\":");
+    write_str(out, msg_id);
+    out.push_str(",\"index\":");
+    write_u32(out, index);
+    out.push_str(",\"delta\":");
+    write_str(out, delta);
+    out.push('}');
 }
 
 fn owned(update: StreamUpdate) -> Pending {
