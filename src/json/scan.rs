@@ -415,6 +415,10 @@ mod tests {
             30 => 0x20u8..=0xff,
             1 => prop::sample::select(vec![b'"', b'\\', 0, 0x1f, b'\n', 0x7f, 0x80, 0xa2, 0xdc]),
         ];
+        // Past the word loop, a control character with no quote after it (found by this test).
+        let mut long = vec![b' '; 40];
+        long.push(0);
+        assert_eq!(next_special(&long, 0), Some(40));
         proptest!(|(bytes in prop::collection::vec(byte, 0..80), from in 0usize..80)| {
             let naive = bytes
                 .get(from..)
