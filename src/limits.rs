@@ -434,13 +434,21 @@ impl Cutter {
 
     /// Keeps as much of `s` as fits.
     pub fn string(&mut self, s: &mut String) {
+        let keep = self.str(s).len();
+        s.truncate(keep);
+    }
+
+    /// The part of `s` that fits (all of it, or a prefix ending on a character boundary).
+    pub fn str<'s>(&mut self, s: &'s str) -> &'s str {
         let left = self.left();
-        if s.len() > left {
-            let keep = prefix(s, left).len();
-            s.truncate(keep);
+        let kept = if s.len() > left {
             self.cut = true;
-        }
-        self.used += s.len();
+            prefix(s, left)
+        } else {
+            s
+        };
+        self.used += kept.len();
+        kept
     }
 
     /// Keeps as much of `s` as fits.

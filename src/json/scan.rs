@@ -55,24 +55,67 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// Scans the string starting at `b[i] == b'"'`; returns its content's end (the closing quote's
 /// index) and whether it has escapes. `None` for a control character or an unterminated string.
+#[inline(always)] // two call sites per member on the hot path
 fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        let rest = b.get(j..)?;
-        // The next quote or backslash (SIMD), then a control-character check over the bytes
-        // skipped (a simple loop the compiler vectorizes).
-        let k = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest.get(..k)?.iter().any(|&c| c < 0x20) {
-            return None;
+        let k = next_special(b, j)?;
+        match *b.get(k)? {
+            b'"' => return Some((k, escaped)),
+            b'\\' => {
+                escaped = true;
+                j = k + 2;
+            }
+            _ => return None, // a control character
         }
-        j += k;
-        if *b.get(j)? == b'"' {
-            return Some((j, escaped));
-        }
-        escaped = true;
-        j += 2;
     }
+}
+
+/// Strings up to this many bytes are searched eight bytes at a time; the rest of a longer one
+/// with `memchr2` (SIMD), whose set-up costs more than a short string takes.
+const SHORT_STRING: usize = 32;
+
+/// Index of the first `"`, `\` or control character (U+0000 to U+001F) at or after `b[j]`.
+pub(crate) fn next_special(b: &[u8], mut j: usize) -> Option<usize> {
+    let start = j;
+    // Eight bytes at a time, as one little-endian word (so the lowest flagged byte comes first).
+    while let Some(word) = b.get(j..j + 8) {
+        let mask = special_bytes(u64::from_le_bytes(word.try_into().ok()?));
+        if mask != 0 {
+            return Some(j + (mask.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+        if j - start >= SHORT_STRING {
+            // A long string: the next quote or backslash (SIMD), then a control-character check
+            // over the bytes skipped (a simple loop the compiler vectorizes).
+            let rest = b.get(j..)?;
+            let k = memchr::memchr2(b'"', b'\\', rest);
+            let skipped = rest.get(..k.unwrap_or(rest.len()))?;
+            return match skipped.iter().position(|&c| c < 0x20) {
+                Some(c) => Some(j + c),
+                None => k.map(|k| j + k),
+            };
+        }
+    }
+    let rest = b.get(j..)?;
+    rest.iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|k| j + k)
+}
+
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact up to the lowest such
+/// byte (bytes above it may be flagged falsely: a borrow only propagates upwards). The classic
+/// bit tricks: `(x - 0x01…) & !x & 0x80…` flags zero bytes of `x`, and `(x - 0x20…) & !x & 0x80…`
+/// bytes below 0x20.
+fn special_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    quote | backslash | control
 }
 
 /// Scans a number starting at `i`; returns its end if it matches the JSON grammar
@@ -149,30 +192,59 @@ fn skip_nested(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usi
     }
 }
 
-/// Scans the JSON object `text` (at most `max_depth` levels deep, the object itself being level 1),
-/// calling `member(key, value)` for each member in order. `member` may return `None` to abandon
-/// the scan (for example on a value of the wrong type), which makes `scan_object` return `None`.
+/// The members of the JSON object `text` (at most `max_depth` levels deep, the object itself
+/// being level 1), in order: call [`Members::next`] until it answers `Some(None)` (the whole text
+/// was one object, scanned to its end) or `None` (use a full parser).
 ///
-/// Returns `Some(())` when the whole text was one object scanned to its end, else `None` (use a
-/// full parser).
-pub(crate) fn scan_object<'a>(
+/// A loop over `next` rather than a callback, so that the caller's handling of each member is
+/// compiled into the same loop as the scan (the hot path reads every event this way).
+pub(crate) struct Members<'a> {
     text: &'a str,
+    /// Where the next member (or the object's end) starts.
+    i: usize,
     max_depth: usize,
-    mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
-) -> Option<()> {
-    let b = text.as_bytes();
-    if max_depth == 0 {
-        return None;
+    /// No member read yet (`}` may end the object right away; no `,` comes first).
+    first: bool,
+}
+
+impl<'a> Members<'a> {
+    /// Starts at the opening brace; `None` if `text` does not start (after whitespace) with one.
+    pub(crate) fn new(text: &'a str, max_depth: usize) -> Option<Self> {
+        let b = text.as_bytes();
+        if max_depth == 0 {
+            return None;
+        }
+        let i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        Some(Self {
+            text,
+            i: skip_ws(b, i + 1),
+            max_depth,
+            first: true,
+        })
     }
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return (skip_ws(b, i + 1) == b.len()).then_some(());
-    }
-    loop {
+
+    /// The next member as `Some(Some((key, value)))`; `Some(None)` at the end of the object when
+    /// nothing but whitespace follows it; `None` for anything the scanner does not handle.
+    #[inline(always)] // one call site: the hot loop of the Agent API's event reader
+    #[allow(clippy::option_option)] // three outcomes: a member, the end, or "use a full parser"
+    pub(crate) fn next(&mut self) -> Option<Option<(&'a str, Scanned<'a>)>> {
+        let text = self.text;
+        let b = text.as_bytes();
+        let mut i = self.i;
+        if std::mem::take(&mut self.first) {
+            if b.get(i) == Some(&b'}') {
+                return (skip_ws(b, i + 1) == b.len()).then_some(None);
+            }
+        } else {
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(None),
+                _ => return None,
+            }
+        }
         // Key: a string without escapes.
         if b.get(i) != Some(&b'"') {
             return None;
@@ -199,40 +271,74 @@ pub(crate) fn scan_object<'a>(
                 (Scanned::Str(s), end + 1)
             }
             b'{' | b'[' => {
-                let end = skip_nested(b, i, 1, max_depth)?;
+                let end = skip_nested(b, i, 1, self.max_depth)?;
                 (Scanned::Raw(text.get(i..end)?), end)
             }
             b't' if b.get(i..i + 4) == Some(b"true") => (Scanned::Bool(true), i + 4),
             b'f' if b.get(i..i + 5) == Some(b"false") => (Scanned::Bool(false), i + 5),
             b'n' if b.get(i..i + 4) == Some(b"null") => (Scanned::Null, i + 4),
             b'-' | b'0'..=b'9' => {
-                let (end, integer) = scan_number(b, i)?;
-                let digits = text.get(i..end)?;
-                let value = if !integer {
-                    Scanned::Raw(digits)
-                } else if let Some(neg) = digits.strip_prefix('-') {
-                    match digits.parse::<i64>() {
-                        Ok(n) if !neg.is_empty() => Scanned::Int(n),
-                        _ => Scanned::Raw(digits),
+                // A plain non-negative integer (sequence numbers, indexes) is read as it is
+                // scanned; anything else (a sign, a fraction, an exponent, a leading zero) takes
+                // scan_number and the general reading below.
+                let mut end = i;
+                let mut n = Some(0u64);
+                while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
+                    n = n.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+                    end += 1;
+                }
+                let plain = end > i
+                    && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+                    && (end == i + 1 || b.get(i) != Some(&b'0'));
+                let value = if plain {
+                    match n {
+                        Some(n) => Scanned::UInt(n),
+                        None => Scanned::Raw(text.get(i..end)?), // does not fit u64
                     }
                 } else {
-                    match digits.parse::<u64>() {
-                        Ok(n) => Scanned::UInt(n),
-                        Err(_) => Scanned::Raw(digits),
+                    let (number_end, integer) = scan_number(b, i)?;
+                    end = number_end;
+                    let digits = text.get(i..end)?;
+                    if !integer {
+                        Scanned::Raw(digits)
+                    } else if let Some(neg) = digits.strip_prefix('-') {
+                        match digits.parse::<i64>() {
+                            Ok(n) if !neg.is_empty() => Scanned::Int(n),
+                            _ => Scanned::Raw(digits),
+                        }
+                    } else {
+                        // A leading zero: `0` itself (what follows is left to the caller).
+                        match digits.parse::<u64>() {
+                            Ok(n) => Scanned::UInt(n),
+                            Err(_) => Scanned::Raw(digits),
+                        }
                     }
                 };
                 (value, end)
             }
             _ => return None,
         };
-        member(key, value)?;
-        i = skip_ws(b, next);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(()),
-            _ => return None,
-        }
+        self.i = skip_ws(b, next);
+        Some(Some((key, value)))
     }
+}
+
+/// Scans the JSON object `text` (see [`Members`]), calling `member(key, value)` for each member in
+/// order. `member` may return `None` to abandon the scan, which makes `scan_object` return `None`.
+///
+/// Returns `Some(())` when the whole text was one object scanned to its end, else `None` (use a
+/// full parser).
+#[cfg(test)]
+pub(crate) fn scan_object<'a>(
+    text: &'a str,
+    max_depth: usize,
+    mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut members = Members::new(text, max_depth)?;
+    while let Some((key, value)) = members.next()? {
+        member(key, value)?;
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -262,6 +368,12 @@ mod tests {
         assert_eq!(m[5].1, Scanned::Null);
         assert_eq!(m[6].1, Scanned::Raw(r#"{"h":[1,"]}"]}"#));
         assert!(matches!(m[7].1, Scanned::Str(Cow::Borrowed("plain"))));
+        let m = members(r#"{"a":0,"b":18446744073709551615,"c":18446744073709551616,"d":0e1}"#)
+            .unwrap();
+        assert_eq!(m[0].1, Scanned::UInt(0));
+        assert_eq!(m[1].1, Scanned::UInt(u64::MAX));
+        assert_eq!(m[2].1, Scanned::Raw("18446744073709551616"));
+        assert_eq!(m[3].1, Scanned::Raw("0e1"));
         assert_eq!(members("{}").unwrap(), vec![]);
     }
 
@@ -292,6 +404,28 @@ mod tests {
         ] {
             assert!(members(text).is_none(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_word_search_finds_the_first_special_byte() {
+        use proptest::prelude::*;
+        // Mostly plain bytes (ASCII and UTF-8 continuation/lead bytes), with quotes, backslashes
+        // and control characters sprinkled in, at every length around the word and SIMD sizes.
+        let byte = prop_oneof![
+            30 => 0x20u8..=0xff,
+            1 => prop::sample::select(vec![b'"', b'\\', 0, 0x1f, b'\n', 0x7f, 0x80, 0xa2, 0xdc]),
+        ];
+        // Past the word loop, a control character with no quote after it (found by this test).
+        let mut long = vec![b' '; 40];
+        long.push(0);
+        assert_eq!(next_special(&long, 0), Some(40));
+        proptest!(|(bytes in prop::collection::vec(byte, 0..80), from in 0usize..80)| {
+            let naive = bytes
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20))
+                .map(|k| from + k);
+            prop_assert_eq!(next_special(&bytes, from), naive, "{:?} from {}", bytes, from);
+        });
     }
 
     #[test]

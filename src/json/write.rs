@@ -9,29 +9,46 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
+    // The bytes to escape are exactly those the JSON scanner stops at: `"`, `\` and controls.
+    while let Some(i) = crate::json::scan::next_special(bytes, start) {
+        let Some(&b) = bytes.get(i) else { break };
         // `i` is an ASCII byte, so both slices end on character boundaries.
         out.push_str(s.get(start..i).unwrap_or(""));
-        if escape.is_empty() {
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(escape);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                let _ = write!(out, "\\u{b:04x}");
+            }
         }
         start = i + 1;
     }
     out.push_str(s.get(start..).unwrap_or(""));
     out.push('"');
+}
+
+/// Appends `n` in decimal (what `write!(out, "{n}")` writes, without the formatting machinery).
+pub(crate) fn write_u32(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10]; // u32::MAX has 10 digits
+    let mut len = 0;
+    loop {
+        if let Some(d) = digits.get_mut(len) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in digits.iter().take(len).rev() {
+        out.push(char::from(d));
+    }
 }
 
 /// Appends a value serialized by serde_json to `out`, through `scratch` (reused between calls so
@@ -63,6 +80,13 @@ mod tests {
             let mut out = String::new();
             write_str(&mut out, &s);
             prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+
+        #[test]
+        fn integers_are_written_as_display_writes_them(n in any::<u32>()) {
+            let mut out = String::from("x");
+            write_u32(&mut out, n);
+            prop_assert_eq!(out, format!("x{n}"));
         }
     }
 }

@@ -304,7 +304,12 @@ impl SseDecoder {
             }
         }
         while !bytes.is_empty() {
-            let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) else {
+            // A blank line (the end of every event) is found without a search.
+            let found = match bytes[0] {
+                b'\n' | b'\r' => Some(0),
+                _ => memchr::memchr2(b'\n', b'\r', bytes),
+            };
+            let Some(end) = found else {
                 self.hold(bytes, sink);
                 return;
             };
@@ -389,12 +394,16 @@ impl SseDecoder {
         if line[0] == b':' {
             return; // comment
         }
-        let (field, value) = match memchr::memchr(b':', line) {
-            Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+        let (field, value) = if let Some(value) = line.strip_prefix(b"data:") {
+            (&b"data"[..], value.strip_prefix(b" ").unwrap_or(value)) // the usual line, found fast
+        } else {
+            match memchr::memchr(b':', line) {
+                Some(colon) => {
+                    let value = &line[colon + 1..];
+                    (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+                }
+                None => (line, &b""[..]),
             }
-            None => (line, &b""[..]),
         };
         match field {
             b"data" => {

@@ -391,31 +391,29 @@ impl Assembler {
         }
         let max_depth = self.options.limits.max_depth;
         // The fast path answers for plain events; anything else gets the depth check and the full
-        // parser, which report exactly what is wrong.
-        let parsed = match RawEvent::scan(data, max_depth) {
-            Some(raw) => Ok(raw),
-            None => {
-                if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
-                    self.violation(limits::too_deep(data, max_depth, offset).into());
+        // parser, which report exactly what is wrong. (The event is filled in place: it is large,
+        // and moving it cost more than reading a small event.)
+        let mut raw = RawEvent::default();
+        if !raw.scan_into(data, max_depth) {
+            if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
+                self.violation(limits::too_deep(data, max_depth, offset).into());
+                return self.end_event();
+            }
+            match RawEvent::parse(data) {
+                Ok(parsed) => raw = parsed,
+                Err(e) => {
+                    self.violation(e);
                     return self.end_event();
                 }
-                RawEvent::parse(data)
-            }
-        };
-        match parsed {
-            Ok(mut raw) => {
-                if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
-                    let admission = self.cursor.admit_sequence(seq);
-                    if !self.admit(admission) {
-                        return;
-                    }
-                }
-                self.push_raw(&mut raw);
-            }
-            Err(e) => {
-                self.violation(e);
             }
         }
+        if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
+            let admission = self.cursor.admit_sequence(seq);
+            if !self.admit(admission) {
+                return;
+            }
+        }
+        self.push_raw(&mut raw);
         self.end_event();
     }
 
@@ -840,18 +838,19 @@ impl Assembler {
         let kind = self.response.output[m].content[pos].kind.clone();
         match kind {
             ContentKind::Text => {
-                let Some(mut text) = raw.text.take().map(|t| t.0.into_owned()) else {
+                // Appended from the event's data (borrowed: no copy of the delta).
+                let Some(text) = raw.text.take() else {
                     return;
                 };
-                if text.is_empty() {
+                if text.0.is_empty() {
                     return;
                 }
-                cutter.string(&mut text);
+                let text = cutter.str(&text.0);
                 self.tally(m).grow(key, cutter.used());
                 let content = &mut self.response.output[m].content[pos];
                 let buf = content.text.get_or_insert_with(String::new);
                 let start = buf.len();
-                buf.push_str(&text);
+                buf.push_str(text);
                 let end = buf.len();
                 if end > start {
                     self.push_text(m, pos, start, end);
@@ -1315,14 +1314,22 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
-        use crate::json::write::{write_str, write_value};
+        use crate::json::write::write_value;
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             match p {
-                Pending::Owned(u) => write_value(out, &mut self.scratch, u),
+                // A text delta copied out of its content (which was replaced): written as below.
+                Pending::Owned(u) => match &**u {
+                    StreamUpdate::TextDelta {
+                        msg_id,
+                        index,
+                        delta,
+                    } => write_text_delta(out, msg_id, *index, delta),
+                    u => write_value(out, &mut self.scratch, u),
+                },
                 Pending::Done => {
                     out.push_str("{\"type\":\"done\",\"response\":");
                     write_value(out, &mut self.scratch, &self.response);
@@ -1334,19 +1341,16 @@ impl Assembler {
                     start,
                     end,
                 } => {
-                    // The most frequent update, written without serde:
-                    // {"type":"textDelta","msgId":…,"index":…,"delta":…}
+                    // The most frequent update, written without serde.
                     let message = self.response.output.get(*msg);
                     let content = message.and_then(|m| m.content.get(*pos));
                     let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
-                    out.push_str("{\"type\":\"textDelta\",\"msgId\":");
-                    write_str(out, message.and_then(|m| m.id.as_deref()).unwrap_or(""));
-                    out.push_str(",\"index\":");
-                    let index = content.and_then(|c| c.index).unwrap_or(*pos as u32);
-                    let _ = std::fmt::Write::write_fmt(out, format_args!("{index}"));
-                    out.push_str(",\"delta\":");
-                    write_str(out, text.get(*start..*end).unwrap_or(""));
-                    out.push('}');
+                    write_text_delta(
+                        out,
+                        message.and_then(|m| m.id.as_deref()).unwrap_or(""),
+                        content.and_then(|c| c.index).unwrap_or(*pos as u32),
+                        text.get(*start..*end).unwrap_or(""),
+                    );
                 }
             }
         }
@@ -1354,6 +1358,19 @@ impl Assembler {
         self.pending.clear();
         self.runs.clear();
     }
+}
+
+/// Writes a [`StreamUpdate::TextDelta`] as serde would:
+/// `{"type":"textDelta","msgId":…,"index":…,"delta":…}`.
+fn write_text_delta(out: &mut String, msg_id: &str, index: u32, delta: &str) {
+    use crate::json::write::{write_str, write_u32};
+    out.push_str("{\"type\":\"textDelta\",\"msgId\":");
+    write_str(out, msg_id);
+    out.push_str(",\"index\":");
+    write_u32(out, index);
+    out.push_str(",\"delta\":");
+    write_str(out, delta);
+    out.push('}');
 }
 
 fn owned(update: StreamUpdate) -> Pending {

@@ -9,6 +9,7 @@ use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
 use super::AgentApiError;
+use crate::json::scan::{Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
 
 /// One event of an Agent API stream.
@@ -107,7 +108,7 @@ pub(crate) struct RawEvent<'a> {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Parses one event's data (with serde_json; see [`RawEvent::scan`] for the fast path).
+    /// Parses one event's data (with serde_json; see [`RawEvent::scan_into`] for the fast path).
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
         let mut de = serde_json::Deserializer::from_str(data);
         let raw = RawEvent::deserialize(&mut de)
@@ -116,23 +117,63 @@ impl<'a> RawEvent<'a> {
         Ok(raw)
     }
 
-    /// The fast path: reads the event in one pass over its top-level members (scalars in place,
-    /// nested values with serde_json), at most `max_depth` levels deep. `None` when the event is
-    /// not plain valid JSON of the expected types: then [`RawEvent::parse`] reads it and reports
-    /// exactly what is wrong. Whenever it answers, it answers as `parse` does (a property test
-    /// checks this on the fixtures and on generated events).
-    pub(crate) fn scan(data: &'a str, max_depth: usize) -> Option<Self> {
-        use crate::json::scan::{scan_object, Scanned};
+    /// The fast path: reads the event into `self`, a [`RawEvent::default`], in one pass over its
+    /// top-level members (scalars in place, nested values with serde_json), at most `max_depth`
+    /// levels deep. The caller's event is filled in place rather than returned, because it is a
+    /// large struct: moving it cost more than reading a small event.
+    ///
+    /// `false` when the event is not plain valid JSON of the expected types (`self` then holds
+    /// some of the fields and must be discarded): [`RawEvent::parse`] reads it and reports exactly
+    /// what is wrong. Whenever it answers, it answers as `parse` does (a property test checks this
+    /// on the fixtures and on generated events).
+    pub(crate) fn scan_into(&mut self, data: &'a str, max_depth: usize) -> bool {
+        self.scan_members(data, max_depth).is_some()
+    }
+
+    /// The loop of [`RawEvent::scan_into`]. The members of text deltas (nearly every event) are
+    /// read here, in the scanning loop; the others in [`RawEvent::member`].
+    fn scan_members(&mut self, data: &'a str, max_depth: usize) -> Option<()> {
+        let mut members = Members::new(data, max_depth)?;
+        while let Some((key, v)) = members.next()? {
+            match key {
+                "object" => self.object = cow_str(v)?,
+                "sequence_number" => {
+                    self.sequence_number = match v {
+                        Scanned::UInt(n) => Some(n),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "status" => self.status = wire(v)?,
+                "type" => self.kind = cow_str(v)?,
+                "index" => {
+                    self.index = match v {
+                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "delta" => {
+                    self.delta = match v {
+                        Scanned::Bool(b) => Some(b),
+                        Scanned::Null => None,
+                        _ => return None,
+                    }
+                }
+                "msg_id" => self.msg_id = cow_str(v)?,
+                "text" => self.text = cow_str(v)?,
+                _ => self.member(key, v)?,
+            }
+        }
+        Some(())
+    }
+
+    /// One member of [`RawEvent::scan_into`] other than those of a text delta.
+    #[inline(never)]
+    fn member(&mut self, key: &'a str, v: Scanned<'a>) -> Option<()> {
         fn string(v: Scanned<'_>) -> Option<Option<String>> {
             match v {
                 Scanned::Str(s) => Some(Some(s.into_owned())),
-                Scanned::Null => Some(None),
-                _ => None,
-            }
-        }
-        fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
-            match v {
-                Scanned::Str(s) => Some(Some(CowStr(s))),
                 Scanned::Null => Some(None),
                 _ => None,
             }
@@ -146,85 +187,56 @@ impl<'a> RawEvent<'a> {
                 _ => None,
             }
         }
-        let mut r = RawEvent::default();
-        scan_object(data, max_depth, |key, v| {
-            match key {
-                "object" => r.object = cow_str(v)?,
-                "sequence_number" => {
-                    r.sequence_number = match v {
-                        Scanned::UInt(n) => Some(n),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "status" => r.status = string(v)?.map(|s| RunStatus::from(s.as_str())),
-                "type" => r.kind = cow_str(v)?,
-                "index" => {
-                    r.index = match v {
-                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "delta" => {
-                    r.delta = match v {
-                        Scanned::Bool(b) => Some(b),
-                        Scanned::Null => None,
-                        _ => return None,
-                    }
-                }
-                "msg_id" => r.msg_id = cow_str(v)?,
-                "text" => r.text = cow_str(v)?,
-                "id" => r.id = string(v)?,
-                "role" => r.role = string(v)?.map(|s| Role::from(s.as_str())),
-                "error" => {
-                    r.error = match v {
-                        Scanned::Null => None,
-                        other => Some(other.into_value()?),
-                    }
-                }
-                "content" => r.content = nested(v)?,
-                "code" => r.code = string(v)?,
-                "message" => r.message = string(v)?,
-                "usage" => r.usage = nested(v)?,
-                "metadata" => r.metadata = nested(v)?,
-                "created_at" | "completed_at" => {
-                    let n = match v {
-                        Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
-                        Scanned::Int(n) => Some(n),
-                        Scanned::Null => None,
-                        _ => return None,
-                    };
-                    if key == "created_at" {
-                        r.created_at = n;
-                    } else {
-                        r.completed_at = n;
-                    }
-                }
-                "output" => r.output = nested(v)?,
-                "session_id" => r.session_id = string(v)?,
-                "image_url" => r.image_url = string(v)?,
-                "data" => {
-                    r.data = match v {
-                        Scanned::Null => None,
-                        other => Some(other.into_value()?),
-                    }
-                }
-                "format" => r.format = string(v)?,
-                "file_url" => r.file_url = string(v)?,
-                "file_id" => r.file_id = string(v)?,
-                "filename" => r.filename = string(v)?,
-                "file_data" => r.file_data = string(v)?,
-                "refusal" => r.refusal = string(v)?,
-                "video_url" => r.video_url = string(v)?,
-                other => {
-                    let value = v.into_value()?;
-                    r.extra.insert(other.to_owned(), value);
+        let r = self;
+        match key {
+            "id" => r.id = string(v)?,
+            "role" => r.role = wire(v)?,
+            "error" => {
+                r.error = match v {
+                    Scanned::Null => None,
+                    other => Some(other.into_value()?),
                 }
             }
-            Some(())
-        })?;
-        Some(r)
+            "content" => r.content = nested(v)?,
+            "code" => r.code = string(v)?,
+            "message" => r.message = string(v)?,
+            "usage" => r.usage = nested(v)?,
+            "metadata" => r.metadata = nested(v)?,
+            "created_at" | "completed_at" => {
+                let n = match v {
+                    Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
+                    Scanned::Int(n) => Some(n),
+                    Scanned::Null => None,
+                    _ => return None,
+                };
+                if key == "created_at" {
+                    r.created_at = n;
+                } else {
+                    r.completed_at = n;
+                }
+            }
+            "output" => r.output = nested(v)?,
+            "session_id" => r.session_id = string(v)?,
+            "image_url" => r.image_url = string(v)?,
+            "data" => {
+                r.data = match v {
+                    Scanned::Null => None,
+                    other => Some(other.into_value()?),
+                }
+            }
+            "format" => r.format = string(v)?,
+            "file_url" => r.file_url = string(v)?,
+            "file_id" => r.file_id = string(v)?,
+            "filename" => r.filename = string(v)?,
+            "file_data" => r.file_data = string(v)?,
+            "refusal" => r.refusal = string(v)?,
+            "video_url" => r.video_url = string(v)?,
+            other => {
+                let value = v.into_value()?;
+                r.extra.insert(other.to_owned(), value);
+            }
+        }
+        Some(())
     }
 
     /// The `object` field (`""` when absent).
@@ -374,6 +386,23 @@ impl<'a> RawEvent<'a> {
     }
 }
 
+fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
+    match v {
+        Scanned::Str(s) => Some(Some(CowStr(s))),
+        Scanned::Null => Some(None),
+        _ => None,
+    }
+}
+
+/// A wire enum read from the borrowed string (no allocation for a known value).
+fn wire<T: for<'s> From<&'s str>>(v: Scanned<'_>) -> Option<Option<T>> {
+    match v {
+        Scanned::Str(s) => Some(Some(T::from(&s))),
+        Scanned::Null => Some(None),
+        _ => None,
+    }
+}
+
 impl<'de> Deserialize<'de> for RawEvent<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -435,7 +464,8 @@ mod tests {
 
     /// The fast path and the serde path read an event the same way (or the fast path declines).
     fn agree(data: &str) -> Result<bool, TestCaseError> {
-        let fast = RawEvent::scan(data, 64).map(RawEvent::into_event);
+        let mut fast = RawEvent::default();
+        let fast = fast.scan_into(data, 64).then(|| fast.into_event());
         let full = RawEvent::parse(data).map(RawEvent::into_event);
         match (fast, full) {
             (Some(f), Ok(p)) => {
