@@ -27,6 +27,7 @@ async function bigStream(ctx, name, options) {
   let bytes = 0;
   let updates = 0;
   let completed = 0; // message updates with status completed
+  let largestChunk = 0;
   let next = 10e6;
   const curve = [];
   const jumps = [];
@@ -36,6 +37,7 @@ async function bigStream(ctx, name, options) {
     updates += drained.length;
     for (const u of drained) if (u.type === "message" && u.message.status === "completed") completed++;
     bytes += chunk.length;
+    largestChunk = Math.max(largestChunk, chunk.length);
     // A chunk that grew the memory by 2 MiB or more: where (MB of input) and by how much.
     const grew = memory.buffer.byteLength - before;
     if (grew >= 2 * MB) jumps.push(`${(bytes / 1e6).toFixed(1)}:+${mb(grew)}`);
@@ -70,6 +72,7 @@ async function bigStream(ctx, name, options) {
     wasmAfterResponseMiB: mb(afterResponse),
     assembledMessagesJsonMiB: mb(meta.messagesJson),
     largestMessageJsonKiB: Number((meta.largestMessageJson / 1024).toFixed(1)),
+    largestChunkKiB: Number((largestChunk / 1024).toFixed(1)), // the updates of one chunk are built at once
     curve: curve.join(" "), // MB of input : MiB of wasm memory
     jumps: jumps.join(" ") || "none",
   });
