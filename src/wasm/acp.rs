@@ -9,20 +9,20 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Promise, Reflect};
 use serde::{Deserialize, Serialize};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
-use web_sys::{
-    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
-    Response,
-};
+use web_sys::{AbortSignal, Headers, Request, RequestCredentials, RequestInit, Response};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
-use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
+use super::http::{
+    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
+    Chunk,
+};
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
 use crate::body::{Body, Part};
@@ -54,9 +54,6 @@ export type AcpEvent =
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(input: &Request) -> Promise;
-
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &Function, milliseconds: i32) -> JsValue;
 
@@ -184,19 +181,7 @@ impl Transport {
             init.set_signal(Some(s));
         }
         let request = Request::new_with_str_and_init(&req.url, &init)?;
-        let promise: Promise = match &self.fetch {
-            Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
-            None => global_fetch(&request),
-        };
-        let response: Response = match JsFuture::from(promise).await {
-            Ok(r) => r.unchecked_into(),
-            Err(_) if is_aborted(signal) => return Err(js_error(&TransportError::Aborted)),
-            Err(e) => {
-                return Err(js_error(&TransportError::Network {
-                    reason: describe(&e),
-                }))
-            }
-        };
+        let response = send(self.fetch.as_ref(), &request, || is_aborted(signal)).await?;
         if !response.ok() {
             let body = text_of(&response).await;
             return Err(js_error(&decode_error(response.status(), &body)));
@@ -734,21 +719,7 @@ impl Shared {
 
     /// Reads a `text/event-stream` answer to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
-        let ct = content_type(&response);
-        let media = ct.split(';').next().unwrap_or("").trim();
-        if !media.eq_ignore_ascii_case("text/event-stream") {
-            return Err(js_error(&TransportError::NotEventStream {
-                content_type: ct,
-                body: text_of(&response).await,
-            }));
-        }
-        let Some(body) = response.body() else {
-            return Err(js_error(&TransportError::NotEventStream {
-                content_type: ct,
-                body: String::new(),
-            }));
-        };
-        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let reader = event_stream_reader(&response).await?;
         let mut buf = Vec::new();
         loop {
             let chunk = match JsFuture::from(reader.read()).await {
@@ -766,21 +737,11 @@ impl Shared {
                 let _ = reader.cancel();
                 return Err(self.abort_error());
             }
-            if Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true)
-            {
-                break;
+            match chunk_bytes(&chunk, &mut buf) {
+                Chunk::End => break,
+                Chunk::Other => continue,
+                Chunk::Bytes => {}
             }
-            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
-                continue;
-            };
-            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-                continue;
-            };
-            buf.resize(bytes.length() as usize, 0);
-            bytes.copy_to(&mut buf);
             self.session.borrow_mut().feed(&buf);
             if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {
                 let _ = reader.cancel();

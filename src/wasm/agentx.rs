@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Promise, Reflect};
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -14,12 +14,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{
     AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
-    Response,
 };
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
-use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
+use super::http::{
+    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
+    Chunk,
+};
 use crate::body::Body;
 use crate::dialect::agentx::{
     AgentxError, AgentxStream, AssemblerOptions, ChatRequest, StreamStatus,
@@ -29,9 +31,6 @@ use crate::transport::TransportError;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(input: &Request) -> Promise;
-
     /// `(updates: AgentxStreamUpdate[]) => void`, called once per network chunk.
     #[wasm_bindgen(typescript_type = "(updates: AgentxStreamUpdate[]) => void")]
     pub type AgentxUpdateSink;
@@ -327,16 +326,7 @@ impl Call {
     }
 
     async fn run(mut self) -> Result<JsValue, JsValue> {
-        let response = self.send().await?;
-        let reader: ReadableStreamDefaultReader = match response.body() {
-            Some(body) => body.get_reader().unchecked_into(),
-            None => {
-                return Err(js_error(&TransportError::NotEventStream {
-                    content_type: content_type(&response),
-                    body: String::new(),
-                }))
-            }
-        };
+        let reader = self.open().await?;
         let mut buf = Vec::new();
         loop {
             let chunk = match JsFuture::from(reader.read()).await {
@@ -346,21 +336,11 @@ impl Call {
             if self.aborted() {
                 return Err(self.abort());
             }
-            if Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true)
-            {
-                break;
+            match chunk_bytes(&chunk, &mut buf) {
+                Chunk::End => break,
+                Chunk::Other => continue,
+                Chunk::Bytes => {}
             }
-            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
-                continue;
-            };
-            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-                continue;
-            };
-            buf.resize(bytes.length() as usize, 0);
-            bytes.copy_to(&mut buf);
             self.decoder.borrow_mut().stream.feed(&buf);
             if let Err(e) = self.deliver() {
                 let _ = reader.cancel();
@@ -382,8 +362,8 @@ impl Call {
         }
     }
 
-    /// Sends the request; checks the status and the content type.
-    async fn send(&self) -> Result<Response, JsValue> {
+    /// Sends the request; checks the status and the content type, and gives the body's reader.
+    async fn open(&self) -> Result<ReadableStreamDefaultReader, JsValue> {
         let headers = Headers::new()?;
         headers.set("content-type", "application/json")?;
         headers.set("accept", "text/event-stream")?;
@@ -401,34 +381,14 @@ impl Call {
             init.set_signal(Some(s));
         }
         let request = Request::new_with_str_and_init(&self.url, &init)?;
-        let promise: Promise = match &self.fetch {
-            Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
-            None => global_fetch(&request),
-        };
-        let response: Response = match JsFuture::from(promise).await {
-            Ok(r) => r.unchecked_into(),
-            Err(_) if self.aborted() => return Err(js_error(&TransportError::Aborted)),
-            Err(e) => {
-                return Err(js_error(&TransportError::Network {
-                    reason: describe(&e),
-                }))
-            }
-        };
-        let ct = content_type(&response);
+        let response = send(self.fetch.as_ref(), &request, || self.aborted()).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
                 body: text_of(&response).await,
             }));
         }
-        let media = ct.split(';').next().unwrap_or("").trim();
-        if !media.eq_ignore_ascii_case("text/event-stream") {
-            return Err(js_error(&TransportError::NotEventStream {
-                content_type: ct,
-                body: text_of(&response).await,
-            }));
-        }
-        Ok(response)
+        event_stream_reader(&response).await
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Promise, Reflect};
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -14,14 +14,17 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request,
-    RequestCredentials, RequestInit, Response,
+    RequestCredentials, RequestInit,
 };
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
 use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
-use super::http::{content_type, credentials_option, describe, fetch_option, text_of};
+use super::http::{
+    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
+    Chunk,
+};
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
@@ -31,8 +34,6 @@ use serde::Serialize;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(input: &Request) -> Promise;
 
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &Function, milliseconds: i32) -> JsValue;
@@ -393,44 +394,15 @@ impl Call {
         }
         init.set_signal(Some(&signal));
         let request = Request::new_with_str_and_init(url, &init)?;
-        let promise: Promise = match &self.fetch {
-            Some(f) => f.call1(&JsValue::NULL, &request)?.unchecked_into(),
-            None => global_fetch(&request),
-        };
-        let response: Response = match JsFuture::from(promise).await {
-            Ok(r) => r.unchecked_into(),
-            Err(e) if self.aborted() => {
-                drop(e);
-                return Err(js_error(&TransportError::Aborted));
-            }
-            Err(e) => {
-                return Err(js_error(&TransportError::Network {
-                    reason: describe(&e),
-                }))
-            }
-        };
-        let ct = content_type(&response);
+        let response = send(self.fetch.as_ref(), &request, || self.aborted()).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
                 body: text_of(&response).await,
             }));
         }
-        let media = ct.split(';').next().unwrap_or("").trim();
-        if !media.eq_ignore_ascii_case("text/event-stream") {
-            return Err(js_error(&TransportError::NotEventStream {
-                content_type: ct,
-                body: text_of(&response).await,
-            }));
-        }
-        let Some(body) = response.body() else {
-            return Err(js_error(&TransportError::NotEventStream {
-                content_type: ct,
-                body: String::new(),
-            }));
-        };
         Ok(Connection {
-            reader: body.get_reader().unchecked_into(),
+            reader: event_stream_reader(&response).await?,
             controller,
         })
     }
@@ -460,21 +432,11 @@ impl Call {
             if self.aborted() {
                 return Read::Aborted;
             }
-            if Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true)
-            {
-                return Read::Ended;
+            match chunk_bytes(&chunk, &mut buf) {
+                Chunk::End => return Read::Ended,
+                Chunk::Other => continue,
+                Chunk::Bytes => {}
             }
-            let Ok(value) = Reflect::get(&chunk, &"value".into()) else {
-                continue;
-            };
-            let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-                continue;
-            };
-            buf.resize(bytes.length() as usize, 0);
-            bytes.copy_to(&mut buf);
             self.decoder.borrow_mut().feed_bytes(&buf);
             if let Err(e) = self.deliver() {
                 let _ = connection.reader.cancel();

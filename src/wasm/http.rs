@@ -1,13 +1,100 @@
 //! Small helpers every `fetch`-based client of the binding shares (Agent API, ACP, AgentX).
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{RequestCredentials, Response};
+use web_sys::{ReadableStreamDefaultReader, Request, RequestCredentials, Response};
 
-use super::error::invalid_argument;
-use crate::transport::truncate_body;
+use super::error::{invalid_argument, js_error};
+use crate::transport::{truncate_body, TransportError};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(input: &Request) -> Promise;
+}
+
+/// Sends `request` with the client's `fetch` (`options.fetch`) or the global one, and waits for
+/// the answer's head (any status).
+///
+/// # Errors
+/// `aborted` if the request fails while `aborted()` says the user's signal fired, else
+/// `network-error` with the failure's description; whatever a custom `fetch` throws synchronously.
+pub(crate) async fn send(
+    fetch: Option<&Function>,
+    request: &Request,
+    aborted: impl Fn() -> bool,
+) -> Result<Response, JsValue> {
+    let promise: Promise = match fetch {
+        Some(f) => f.call1(&JsValue::NULL, request)?.unchecked_into(),
+        None => global_fetch(request),
+    };
+    match JsFuture::from(promise).await {
+        Ok(r) => Ok(r.unchecked_into()),
+        Err(_) if aborted() => Err(js_error(&TransportError::Aborted)),
+        Err(e) => Err(js_error(&TransportError::Network {
+            reason: describe(&e),
+        })),
+    }
+}
+
+/// The body reader of a `text/event-stream` answer (the media type compared case-insensitively,
+/// parameters ignored).
+///
+/// # Errors
+/// `not-event-stream` with the content type and the body (truncated to 64 KiB) for any other
+/// answer, or one without a body.
+pub(crate) async fn event_stream_reader(
+    response: &Response,
+) -> Result<ReadableStreamDefaultReader, JsValue> {
+    let ct = content_type(response);
+    let media = ct.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("text/event-stream") {
+        return Err(js_error(&TransportError::NotEventStream {
+            content_type: ct,
+            body: text_of(response).await,
+        }));
+    }
+    match response.body() {
+        Some(body) => Ok(body.get_reader().unchecked_into()),
+        None => Err(js_error(&TransportError::NotEventStream {
+            content_type: ct,
+            body: String::new(),
+        })),
+    }
+}
+
+/// What one `reader.read()` result held.
+pub(crate) enum Chunk {
+    /// The body ended (`done`).
+    End,
+    /// Bytes, copied into the caller's buffer.
+    Bytes,
+    /// Something that is not a `Uint8Array` (skipped).
+    Other,
+}
+
+/// Reads a `ReadableStreamDefaultReader.read()` result `{done, value}`, copying `value`'s bytes
+/// into `buf` (resized to fit).
+pub(crate) fn chunk_bytes(chunk: &JsValue, buf: &mut Vec<u8>) -> Chunk {
+    let done = Reflect::get(chunk, &"done".into())
+        .ok()
+        .and_then(|d| d.as_bool())
+        .unwrap_or(true);
+    if done {
+        return Chunk::End;
+    }
+    let Some(bytes) = Reflect::get(chunk, &"value".into())
+        .ok()
+        .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+    else {
+        return Chunk::Other;
+    };
+    buf.resize(bytes.length() as usize, 0);
+    bytes.copy_to(buf);
+    Chunk::Bytes
+}
 
 /// A client's `options.fetch`: the function used instead of the global `fetch`, if it is one.
 pub(crate) fn fetch_option(options: &JsValue) -> Option<Function> {
