@@ -716,3 +716,58 @@ fn events_for_a_released_message_are_skipped_and_reported() {
     assert_eq!(r.status, RunStatus::Incomplete);
     assert!(r.output.is_empty());
 }
+
+#[test]
+fn releasing_a_message_before_another_keeps_the_others_updates_right() {
+    // m1 finishes while m2, after it, is under way (with a delta pending in the same chunk).
+    let sse = concat!(
+        "data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\"}\n\n",
+        "data: {\"object\":\"message\",\"id\":\"m2\",\"type\":\"reasoning\",\"role\":\"assistant\",\"status\":\"in_progress\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m1\",\"text\":\"one\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m2\",\"text\":\"two\"}\n\n",
+        "data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m2\",\"text\":\" more\"}\n\n",
+        "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m2\",\"text\":\" still\"}\n\n",
+    );
+    let deltas = |us: &[StreamUpdate]| -> Vec<(String, String)> {
+        us.iter()
+            .filter_map(|u| match u {
+                StreamUpdate::TextDelta { msg_id, delta, .. } => {
+                    Some((msg_id.clone(), delta.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    for coalesce in [false, true] {
+        let run = |retain_messages: bool| {
+            let mut s = AgentStream::new(AssemblerOptions {
+                retain_messages,
+                coalesce,
+                ..Default::default()
+            });
+            s.feed(sse.as_bytes());
+            let updates = s.drain_updates();
+            (s.response().clone(), updates)
+        };
+        let (released, updates) = run(false);
+        assert_eq!(ids(&released.output), ["m2"]);
+        assert_eq!(released.output[0].text(), "two more still");
+        // The same deltas as when every message is kept (m2's moved down a place meanwhile).
+        let (kept, kept_updates) = run(true);
+        assert_eq!(ids(&kept.output), ["m1", "m2"]);
+        assert_eq!(
+            deltas(&updates),
+            deltas(&kept_updates),
+            "coalesce {coalesce}"
+        );
+        assert_eq!(updates, kept_updates, "coalesce {coalesce}");
+        if !coalesce {
+            let got: Vec<String> = deltas(&updates)
+                .iter()
+                .map(|(id, d)| format!("{id}:{d}"))
+                .collect();
+            assert_eq!(got, ["m1:one", "m2:two", "m2: more", "m2: still"]);
+        }
+    }
+}

@@ -565,6 +565,10 @@ impl Assembler {
             self.ids.remove(&id);
             self.released.insert(id);
         }
+        self.last_msg = None;
+        if m == self.response.output.len() {
+            return; // it was the last message (the usual case): no position moves
+        }
         for p in self.ids.values_mut() {
             if *p > m {
                 *p -= 1;
@@ -582,7 +586,6 @@ impl Assembler {
                 r.0 -= 1;
             }
         }
-        self.last_msg = None;
     }
 
     fn apply_content(&mut self, raw: &mut RawEvent<'_>) {
