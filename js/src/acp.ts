@@ -18,7 +18,7 @@ import type {
   RunMessage,
 } from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
-import { wasm } from "./api.js";
+import { wasm, withPattern } from "./api.js";
 import { Queue } from "./queue.js";
 import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
 
@@ -215,12 +215,7 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
    * @throws ProtocolError for an invalid pattern (its code names the problem).
    */
   list(pattern: string | Wasm.Pattern): AcpNamedPart[] {
-    const p = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
-    try {
-      return this.#call.list(p);
-    } finally {
-      if (typeof pattern === "string") p.free();
-    }
+    return withPattern(pattern, (p) => this.#call.list(p));
   }
 
   /**

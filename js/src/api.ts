@@ -39,6 +39,22 @@ export function wasm(): WasmModule {
   return bound;
 }
 
+/**
+ * Runs `use` with `pattern` compiled: a string is compiled for the call and freed after it, a
+ * `Pattern` is used as it is.
+ *
+ * @throws ProtocolError for an invalid pattern string (its code names the problem).
+ */
+export function withPattern<T>(pattern: string | Wasm.Pattern, use: (p: Wasm.Pattern) => T): T {
+  if (typeof pattern !== "string") return use(pattern);
+  const p = new (wasm().Pattern)(pattern);
+  try {
+    return use(p);
+  } finally {
+    p.free();
+  }
+}
+
 /** Whether `init()` has completed. */
 export function isInitialized(): boolean {
   return bound !== undefined;
@@ -268,12 +284,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * @throws ProtocolError for an invalid pattern (its code names the problem).
    */
   list(pattern: string | Wasm.Pattern): NamedPart[] {
-    const p = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
-    try {
-      return this.#handle.list(p);
-    } finally {
-      if (typeof pattern === "string") p.free();
-    }
+    return withPattern(pattern, (p) => this.#handle.list(p));
   }
 
   /**
