@@ -15,7 +15,9 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use agentwire::dialect::agent_api::{AgentEvent, AgentResponse, AgentStream, AssemblerOptions};
+use agentwire::dialect::agent_api::{
+    AgentEvent, AgentResponse, AgentStream, AssemblerOptions, SplitUpdates,
+};
 use agentwire::sse::{SseDecoder, SseItem};
 
 /// `splitChunks` of anchors.mjs: `s = (s * 1103515245 + 12345) >>> 0` in JavaScript numbers (the
@@ -59,24 +61,40 @@ struct Stage {
     run: fn(&[&[u8]], &[String]) -> usize,
 }
 
-fn stream(chunks: &[&[u8]], options: AssemblerOptions, drain: bool) -> usize {
+/// How a stage takes the updates after each chunk.
+#[derive(Clone, Copy, PartialEq)]
+enum Drain {
+    /// Not at all (`updates: false`).
+    None,
+    /// `drain_updates_json`: one JSON text.
+    Json,
+    /// `drain_updates_split`: JSON and the text beside it (what the wasm decoder's `feed()` does).
+    Split,
+}
+
+fn stream(chunks: &[&[u8]], options: AssemblerOptions, drain: Drain) -> usize {
     let mut stream = AgentStream::new(options);
     let mut json = String::new();
+    let mut split = SplitUpdates::default();
     let mut n = 0;
-    for c in chunks {
-        stream.feed(c);
-        if drain {
+    let mut take = |stream: &mut AgentStream| match drain {
+        Drain::None => 0,
+        Drain::Json => {
             json.clear();
             stream.assembler_mut().drain_updates_json(&mut json);
-            n += json.len();
+            json.len()
         }
+        Drain::Split => {
+            stream.assembler_mut().drain_updates_split(&mut split);
+            split.json.len() + split.text.len() + split.table.len()
+        }
+    };
+    for c in chunks {
+        stream.feed(c);
+        n += take(&mut stream);
     }
     stream.finish();
-    if drain {
-        json.clear();
-        stream.assembler_mut().drain_updates_json(&mut json);
-        n += json.len();
-    }
+    n += take(&mut stream);
     n + stream.response().output.len()
 }
 
@@ -149,23 +167,28 @@ const STAGES: &[Stage] = &[
                 updates: false,
                 ..AssemblerOptions::default()
             };
-            stream(chunks, options, false)
+            stream(chunks, options, Drain::None)
         },
     },
     Stage {
         name: "per-event",
-        what: "AgentStream per-event updates, drained as JSON each chunk (what feed() does)",
-        run: |chunks, _| stream(chunks, AssemblerOptions::default(), true),
+        what: "AgentStream per-event updates, drained split each chunk (what feed() does)",
+        run: |chunks, _| stream(chunks, AssemblerOptions::default(), Drain::Split),
+    },
+    Stage {
+        name: "per-event-json",
+        what: "AgentStream per-event updates, drained as one JSON text each chunk",
+        run: |chunks, _| stream(chunks, AssemblerOptions::default(), Drain::Json),
     },
     Stage {
         name: "batch",
-        what: "AgentStream batch updates, drained as JSON each chunk",
+        what: "AgentStream batch updates, drained split each chunk",
         run: |chunks, _| {
             let options = AssemblerOptions {
                 coalesce: true,
                 ..AssemblerOptions::default()
             };
-            stream(chunks, options, true)
+            stream(chunks, options, Drain::Split)
         },
     },
     Stage {

@@ -6,7 +6,8 @@ mod common;
 
 use agentwire::dialect::agent_api::{
     AgentEvent, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, ContentKind,
-    MessageType, RequestBuilder, ResponseBuilder, Role, RunStatus, Severity, StreamUpdate,
+    MessageType, RequestBuilder, ResponseBuilder, Role, RunStatus, Severity, SplitUpdates,
+    StreamUpdate,
 };
 use agentwire::ErrorCode;
 use serde_json::{json, Value};
@@ -269,6 +270,170 @@ fn json_updates_match_the_materialized_updates() {
         }
         assert_eq!(json_out, owned);
     }
+}
+
+/// The entries of a split form's `table`, each with its numbers.
+fn entries(table: &[u32]) -> Vec<&[u32]> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < table.len() {
+        let len = match table[i] {
+            SplitUpdates::JSON => 1,
+            SplitUpdates::CONTENT_TEXT => 3,
+            SplitUpdates::TEXT_DELTA => 6,
+            _ => 2 + 4 * table[i + 1] as usize,
+        };
+        out.push(&table[i..i + len]);
+        i += len;
+    }
+    out
+}
+
+/// Feeds `chunks` to two streams and drains one as JSON, the other split, after every chunk.
+fn json_and_split(chunks: &[&[u8]], options: AssemblerOptions) -> (Vec<Value>, Vec<Value>) {
+    let mut a = AgentStream::new(options);
+    let mut b = a.clone();
+    let (mut from_json, mut from_split) = (Vec::new(), Vec::new());
+    let mut split = SplitUpdates::default();
+    let mut drain = |a: &mut AgentStream, b: &mut AgentStream| {
+        let mut s = String::new();
+        a.assembler_mut().drain_updates_json(&mut s);
+        from_json.extend(serde_json::from_str::<Vec<Value>>(&s).unwrap());
+        b.assembler_mut().drain_updates_split(&mut split);
+        from_split.extend(split.updates_json().expect("the split form reads back"));
+    };
+    for c in chunks {
+        a.feed(c);
+        b.feed(c);
+        drain(&mut a, &mut b);
+    }
+    a.finish();
+    b.finish();
+    drain(&mut a, &mut b);
+    // The response in split form builds the same response, and is left as it was.
+    let before = b.response().clone();
+    b.assembler_mut().response_split(&mut split);
+    let r = split.response_json().expect("the response reads back");
+    assert_eq!(r, serde_json::to_value(b.response()).unwrap());
+    assert_eq!(b.response(), &before);
+    (from_json, from_split)
+}
+
+#[test]
+fn split_updates_build_the_same_updates_as_json() {
+    for name in [
+        "process-raw.sse",
+        "process-text.sse",
+        "process-agentscope.sse",
+    ] {
+        let bytes = common::fixture(&format!("agentscope-runtime/{name}"));
+        for coalesce in [false, true] {
+            let options = AssemblerOptions {
+                coalesce,
+                ..Default::default()
+            };
+            let (whole, split) = json_and_split(&[&bytes], options);
+            assert_eq!(split, whole, "{name}");
+            for size in [1, 7, 64, 700] {
+                let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
+                let (j, s) = json_and_split(&chunks, options);
+                assert_eq!(s, j, "{name}, chunks of {size}");
+                if !coalesce {
+                    // (Batched, the chunks decide which deltas merge.)
+                    assert_eq!(j, whole, "{name}, chunks of {size}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn split_offsets_count_utf16_units_and_escapes_stay_text() {
+    // Two- and three-byte characters, one outside the BMP (a surrogate pair in JavaScript),
+    // characters JSON escapes, and two messages whose deltas interleave (each run names its id).
+    let delta = |m: &str, t: &str| {
+        format!(
+            "data: {}\n\n",
+            json!({"object": "content", "msg_id": m, "index": 0, "delta": true, "type": "text", "text": t})
+        )
+    };
+    let sse = [
+        delta("m1", "caf\u{e9} "),
+        delta("m1", "\u{1F600}!"),
+        delta("m2", "\"quoted\"\n\\"),
+        delta("m1", "\u{6771}\u{4EAC}"),
+        delta("m2", "\u{1F680}"),
+    ]
+    .concat();
+    // A completing `content` event (its text travels in the split text) and one with a field
+    // after `text` (kept in the JSON, so the key order stays serde's).
+    let complete = |m: &str, t: &str, extra: Value| {
+        let mut c = json!({"object": "content", "msg_id": m, "index": 0, "type": "text", "text": t, "status": "completed"});
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        format!("data: {c}\n\n")
+    };
+    let ends = [
+        complete("m1", "caf\u{e9} \u{1F600}!\u{6771}\u{4EAC}", json!({})),
+        complete("m2", "\"quoted\"\n\\\u{1F680}", json!({"annotations": []})),
+    ]
+    .concat();
+    let (j, s) = json_and_split(
+        &[sse.as_bytes(), ends.as_bytes()],
+        AssemblerOptions::default(),
+    );
+    assert_eq!(s, j);
+    let mut st = AgentStream::new(AssemblerOptions::default());
+    st.feed(ends.as_bytes());
+    let mut split = SplitUpdates::default();
+    st.assembler_mut().drain_updates_split(&mut split);
+    let moved = split
+        .table
+        .iter()
+        .filter(|&&k| k == SplitUpdates::CONTENT_TEXT)
+        .count();
+    assert_eq!(moved, 1, "{:?}", split.table);
+    assert!(!split.json.contains("caf"), "{}", split.json);
+    assert!(split.json.contains(r#"\"quoted"#) && split.json.contains("annotations"));
+    let deltas: Vec<&str> = s
+        .iter()
+        .filter(|u| u["type"] == "textDelta")
+        .map(|u| u["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        deltas,
+        [
+            "caf\u{e9} ",
+            "\u{1F600}!",
+            "\"quoted\"\n\\",
+            "\u{6771}\u{4EAC}",
+            "\u{1F680}"
+        ]
+    );
+    // The split form itself: ids written once per run, offsets in UTF-16 units.
+    let mut st = AgentStream::new(AssemblerOptions::default());
+    st.feed(sse.as_bytes());
+    let mut split = SplitUpdates::default();
+    st.assembler_mut().drain_updates_split(&mut split);
+    assert_eq!(
+        split.text,
+        "m1caf\u{e9} \u{1F600}!m2\"quoted\"\n\\m1\u{6771}\u{4EAC}m2\u{1F680}"
+    );
+    let deltas: Vec<&[u32]> = entries(&split.table)
+        .into_iter()
+        .filter(|e| e[0] == SplitUpdates::TEXT_DELTA)
+        .collect();
+    assert_eq!(
+        deltas,
+        [
+            &[1, 0, 2, 0, 2, 7][..],
+            &[1, 0, 2, 0, 7, 10],
+            &[1, 10, 12, 0, 12, 22],
+            &[1, 22, 24, 0, 24, 26],
+            &[1, 26, 28, 0, 28, 30],
+        ]
+    );
 }
 
 #[test]

@@ -4,7 +4,10 @@
 //! typed one.
 #![no_main]
 
-use agentwire::dialect::acp::{AcpOptions as AssemblerOptions, AcpStream as AgentStream, Run as AgentResponse, Update as StreamUpdate};
+use agentwire::dialect::acp::{
+    AcpOptions as AssemblerOptions, AcpStream as AgentStream, Run as AgentResponse,
+    Update as StreamUpdate,
+};
 use agentwire::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -91,16 +94,26 @@ fuzz_target!(|data: &[u8]| {
     let whole = run(o, &[bytes], None, false);
     if flags & 64 == 0 {
         let split = run(o, &chunks, None, false);
-        assert_eq!(whole.response, split.response, "the response depends on the split");
+        assert_eq!(
+            whole.response, split.response,
+            "the response depends on the split"
+        );
         if !o.coalesce {
-            assert_eq!(whole.updates, split.updates, "the updates depend on the split");
+            assert_eq!(
+                whole.updates, split.updates,
+                "the updates depend on the split"
+            );
         }
     } else {
         // The JSON drain says what the typed drain says.
         let json = run(o, &[bytes], None, true);
         let typed = serde_json::to_string(&whole.updates).expect("updates serialize");
         let typed: serde_json::Value = serde_json::from_str(&typed).expect("updates parse");
-        assert_eq!(serde_json::Value::Array(json.json), typed, "JSON and typed drains differ");
+        assert_eq!(
+            serde_json::Value::Array(json.json),
+            typed,
+            "JSON and typed drains differ"
+        );
         assert_eq!(json.response, whole.response);
     }
 });

@@ -1,10 +1,13 @@
 //! The Agent API stream decoder and assembler: arbitrary bytes in arbitrary chunks, in lenient and
 //! strict mode, with default and tiny limits, retaining or releasing finished messages, with and
 //! without a reconnect, never panic; the same bytes split differently give the same response and
-//! updates; the JSON drain agrees with the typed one.
+//! updates; the JSON drain and the split drain (read back) agree with the typed one, and so does
+//! the response in split form.
 #![no_main]
 
-use agentwire::dialect::agent_api::{AgentResponse, AgentStream, AssemblerOptions, StreamUpdate};
+use agentwire::dialect::agent_api::{
+    AgentResponse, AgentStream, AssemblerOptions, SplitUpdates, StreamUpdate,
+};
 use agentwire::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -40,24 +43,39 @@ struct Outcome {
     json: Vec<serde_json::Value>,
 }
 
+/// How a run takes the updates.
+#[derive(Clone, Copy, PartialEq)]
+enum Drain {
+    Typed,
+    /// `drain_updates_json`, into `Outcome::json`.
+    Json,
+    /// `drain_updates_split` read back, into `Outcome::json`.
+    Split,
+}
+
 /// Feeds `chunks` (with a reconnect before chunk `reconnect_at`, if any), draining the updates
-/// after every chunk, typed or (`json`) through `drain_updates_json`.
-fn run(o: AssemblerOptions, chunks: &[&[u8]], reconnect_at: Option<usize>, json: bool) -> Outcome {
+/// after every chunk as `how` says.
+fn run(o: AssemblerOptions, chunks: &[&[u8]], reconnect_at: Option<usize>, how: Drain) -> Outcome {
     let mut s = AgentStream::new(o);
     let mut out = Outcome {
         response: AgentResponse::default(),
         updates: Vec::new(),
         json: Vec::new(),
     };
-    let drain = |s: &mut AgentStream, out: &mut Outcome| {
-        if json {
+    let mut split = SplitUpdates::default();
+    let mut drain = |s: &mut AgentStream, out: &mut Outcome| match how {
+        Drain::Json => {
             let mut text = String::new();
             s.assembler_mut().drain_updates_json(&mut text);
             let v: serde_json::Value = serde_json::from_str(&text).expect("drained JSON parses");
             out.json.extend(v.as_array().cloned().unwrap_or_default());
-        } else {
-            out.updates.extend(s.drain_updates());
         }
+        Drain::Split => {
+            s.assembler_mut().drain_updates_split(&mut split);
+            out.json
+                .extend(split.updates_json().expect("the split form reads back"));
+        }
+        Drain::Typed => out.updates.extend(s.drain_updates()),
     };
     for (i, chunk) in chunks.iter().enumerate() {
         if reconnect_at == Some(i) {
@@ -70,6 +88,23 @@ fn run(o: AssemblerOptions, chunks: &[&[u8]], reconnect_at: Option<usize>, json:
     s.finish();
     drain(&mut s, &mut out);
     out.response = s.response().clone();
+    if how == Drain::Split {
+        // The response in split form reads back as its JSON, and is left as it was.
+        let mut split = SplitUpdates::default();
+        s.assembler_mut().response_split(&mut split);
+        let read = split
+            .response_json()
+            .expect("the response's split form reads back");
+        assert_eq!(
+            read,
+            serde_json::to_value(s.response()).expect("response serializes")
+        );
+        assert_eq!(
+            s.response(),
+            &out.response,
+            "response_split changed the response"
+        );
+    }
     out
 }
 
@@ -83,22 +118,52 @@ fuzz_target!(|data: &[u8]| {
         let cut = usize::from(seed) % (bytes.len() + 1);
         let back = cut / 2;
         let (a, b) = (&bytes[..cut], &bytes[back..]);
-        let _ = run(o, &[a, b], Some(1), flags & 64 != 0);
+        let how = if flags & 64 != 0 {
+            Drain::Split
+        } else {
+            Drain::Typed
+        };
+        let _ = run(o, &[a, b], Some(1), how);
         return;
     }
-    let whole = run(o, &[bytes], None, false);
+    let whole = run(o, &[bytes], None, Drain::Typed);
     if flags & 64 == 0 {
-        let split = run(o, &chunks, None, false);
-        assert_eq!(whole.response, split.response, "the response depends on the split");
+        let split = run(o, &chunks, None, Drain::Typed);
+        assert_eq!(
+            whole.response, split.response,
+            "the response depends on the split"
+        );
         if !o.coalesce {
-            assert_eq!(whole.updates, split.updates, "the updates depend on the split");
+            assert_eq!(
+                whole.updates, split.updates,
+                "the updates depend on the split"
+            );
         }
     } else {
-        // The JSON drain says what the typed drain says.
-        let json = run(o, &[bytes], None, true);
+        // The JSON drain and the split drain say what the typed drain says, whole and in the
+        // chunks of the seed.
+        let json = run(o, &[bytes], None, Drain::Json);
         let typed = serde_json::to_string(&whole.updates).expect("updates serialize");
         let typed: serde_json::Value = serde_json::from_str(&typed).expect("updates parse");
-        assert_eq!(serde_json::Value::Array(json.json), typed, "JSON and typed drains differ");
+        assert_eq!(
+            serde_json::Value::Array(json.json),
+            typed,
+            "JSON and typed drains differ"
+        );
         assert_eq!(json.response, whole.response);
+        let split = run(o, &[bytes], None, Drain::Split);
+        assert_eq!(
+            serde_json::Value::Array(split.json),
+            typed,
+            "split and typed drains differ"
+        );
+        if !o.coalesce {
+            let split = run(o, &chunks, None, Drain::Split);
+            let typed = run(o, &chunks, None, Drain::Json);
+            assert_eq!(
+                split.json, typed.json,
+                "split and JSON drains differ in chunks"
+            );
+        }
     }
 });

@@ -217,7 +217,10 @@ interface PartWatch {
  * `list(pattern)` query what has arrived, and `onPart(pattern, fn)` watches named parts.
  */
 export class AgentStream implements AsyncIterable<StreamUpdate> {
-  /** The assembled response, once the stream has ended. */
+  /**
+   * The assembled response, once the stream has ended: the object `onDone` (the `done` update)
+   * received, unless updates followed it (lenient mode applies events after the end).
+   */
   readonly response: Promise<AgentResponse>;
   #queues: Array<Queue<StreamUpdate>> = [];
   #handle: Wasm.AgentStreamHandle;

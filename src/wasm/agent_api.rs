@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, from_ts, parse_json, to_ts};
+use super::convert::{from_js, from_ts, to_ts};
 use super::error::js_error;
 use crate::dialect::agent_api::{
     self as a, AgentEvent, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, Content,
-    ContentKind, ErrorInfo, FunctionCallOutput, Message, MessageType, Role, Stop, StreamUpdate,
-    Tool,
+    ContentKind, ErrorInfo, FunctionCallOutput, Message, MessageType, Role, SplitUpdates, Stop,
+    StreamUpdate, Tool,
 };
 use crate::sse::SseOptions;
 
@@ -78,24 +78,42 @@ impl StreamOptions {
 #[wasm_bindgen(js_name = AgentStreamDecoder)]
 pub struct JsAgentStreamDecoder {
     stream: AgentStream,
-    json: String,
+    /// The buffers of the last drain (kept for the next).
+    split: SplitUpdates,
+}
+
+#[wasm_bindgen(module = "/src/wasm/updates.js")]
+extern "C" {
+    /// Builds the `StreamUpdate[]` of one drain from its split form.
+    #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
+    fn build_stream_updates(json: &str, text: &str, table: &[u32]) -> Result<JsValue, JsValue>;
+    /// Builds the `AgentResponse` from its split form.
+    #[wasm_bindgen(js_name = buildResponse, catch)]
+    fn build_response(json: &str, text: &str, table: &[u32]) -> Result<JsValue, JsValue>;
 }
 
 impl JsAgentStreamDecoder {
     pub(crate) fn with_options(options: StreamOptions) -> Self {
         Self {
             stream: AgentStream::new(options.assembler()),
-            json: String::new(),
+            split: SplitUpdates::default(),
         }
     }
 
-    /// The pending updates as a JS array (one `JSON.parse` per call).
+    /// The pending updates as a JS array: one `JSON.parse` for the updates that are not text
+    /// deltas, a `substring` of one string per text delta (`src/wasm/updates.js`).
     pub(crate) fn drain(&mut self) -> Result<JsValue, JsValue> {
-        self.json.clear();
-        self.stream
-            .assembler_mut()
-            .drain_updates_json(&mut self.json);
-        parse_json(&self.json)
+        let split = &mut self.split;
+        self.stream.assembler_mut().drain_updates_split(split);
+        build_stream_updates(&split.json, &split.text, &split.table)
+    }
+
+    /// The response as assembled so far, as a JS object (its JSON parsed, the texts of its text
+    /// contents set from one string: `src/wasm/updates.js`).
+    pub(crate) fn response_js(&mut self) -> Result<JsValue, JsValue> {
+        let split = &mut self.split;
+        self.stream.assembler_mut().response_split(split);
+        build_response(&split.json, &split.text, &split.table)
     }
 
     pub(crate) fn feed_bytes(&mut self, bytes: &[u8]) {
@@ -141,8 +159,8 @@ impl JsAgentStreamDecoder {
     }
 
     /// The response as assembled so far.
-    pub fn response(&self) -> Result<Ts<AgentResponse>, JsValue> {
-        to_ts(self.stream.response())
+    pub fn response(&mut self) -> Result<Ts<AgentResponse>, JsValue> {
+        Ok(Ts::new_unchecked(self.response_js()?))
     }
 
     /// The last SSE event id seen (`""` if none).

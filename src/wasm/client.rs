@@ -193,6 +193,7 @@ impl JsAgentClient {
             decoder: Rc::new(RefCell::new(JsAgentStreamDecoder::with_options(
                 stream_options,
             ))),
+            done: None,
         };
         let decoder = Rc::clone(&call.decoder);
         Ok(JsAgentStreamHandle {
@@ -225,7 +226,8 @@ pub struct JsAgentStreamHandle {
 
 #[wasm_bindgen(js_class = AgentStreamHandle)]
 impl JsAgentStreamHandle {
-    /// Resolves with the assembled response (see `AgentClient.stream` for how it rejects).
+    /// Resolves with the assembled response: the object the `done` update carried, unless
+    /// updates followed it (see `AgentClient.stream` for how it rejects).
     #[wasm_bindgen(getter, unchecked_return_type = "Promise<AgentResponse>")]
     pub fn response(&self) -> Promise {
         self.response.clone()
@@ -233,7 +235,7 @@ impl JsAgentStreamHandle {
 
     /// The response as assembled so far.
     pub fn snapshot(&self) -> Result<Ts<crate::dialect::agent_api::AgentResponse>, JsValue> {
-        to_ts(self.decoder.borrow().inner().response())
+        Ok(Ts::new_unchecked(self.decoder.borrow_mut().response_js()?))
     }
 
     /// The body of message `msgId` as it is now (parts grow while they stream), or `null`.
@@ -280,6 +282,9 @@ struct Call {
     signal: Option<AbortSignal>,
     sink: Function,
     decoder: Rc<RefCell<JsAgentStreamDecoder>>,
+    /// The response the `done` update carried (the object the handlers got), while no update
+    /// has followed it: what `response` resolves with, instead of a second copy.
+    done: Option<JsValue>,
 }
 
 impl Call {
@@ -355,7 +360,10 @@ impl Call {
         }
         self.decoder.borrow_mut().inner_mut().finish();
         self.deliver()?;
-        to_js(self.decoder.borrow().inner().response())
+        match self.done.take() {
+            Some(response) => Ok(response),
+            None => self.decoder.borrow_mut().response_js(),
+        }
     }
 
     /// Opens a connection: the POST of the request, or (`resume`) a GET of the resume URL with
@@ -465,6 +473,13 @@ impl Call {
             }
             decoder.drain()?
         };
+        // Keep the response of a `done` that ends these updates; any later update (lenient mode
+        // applies events after the end) means the response moved on from it.
+        let last = updates.unchecked_ref::<js_sys::Array>().at(-1);
+        self.done = Reflect::get(&last, &"type".into())
+            .ok()
+            .filter(|t| t.as_string().as_deref() == Some("done"))
+            .and_then(|_| Reflect::get(&last, &"response".into()).ok());
         self.sink.call1(&JsValue::NULL, &updates)?;
         Ok(())
     }

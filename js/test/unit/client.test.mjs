@@ -17,9 +17,19 @@ test("handlers fire in stream order and the response promise has the assembled r
     onResponse: (r) => seen.push(`response:${r.status}`),
     onMessage: (m) => seen.push(`message:${m.type}:${m.status}`),
     onTextDelta: (d) => (text += d),
-    onDone: (r) => seen.push(`done:${r.status}`),
+    onDone: (r) => {
+      seen.push(`done:${r.status}`);
+      done = r;
+    },
   });
+  let done;
   const response = await stream.response;
+  // The promise resolves with the object `done` carried, not a second copy of the response.
+  assert.equal(response, done);
+  // A snapshot is its own copy, with the same content (texts set from beside the JSON).
+  const snapshot = stream.snapshot();
+  assert.notEqual(snapshot, response);
+  assert.equal(JSON.stringify(snapshot), JSON.stringify(response));
   assert.equal(response.status, "completed");
   assert.equal(response.output.length, 4);
   assert.deepEqual(seen.slice(0, 3), ["response:created", "response:in_progress", "message:reasoning:created"]);

@@ -26,6 +26,54 @@ test("AgentStreamDecoder assembles every agentscope-runtime fixture identically 
   }
 });
 
+test("updates and the response carry text exactly: UTF-16 offsets, escapes, JSON key order", () => {
+  // Text crosses from wasm beside the JSON (src/wasm/updates.js): characters of two, three and
+  // four UTF-8 bytes (a surrogate pair in JavaScript), characters JSON escapes, interleaved
+  // messages, a completed content whose text moves out of the JSON and one whose does not (a
+  // field after `text`), and the final response.
+  const pieces = [
+    ["m1", "caf\u00e9 "],
+    ["m2", '"quoted"\n\\ \u0001'],
+    ["m1", "\u{1F600}!"],
+    ["m2", "\u6771\u4eac"],
+    ["m1", ""],
+  ];
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  let sse = ev({ object: "response", id: "r1", status: "in_progress" });
+  for (const [m, t] of pieces) sse += ev({ object: "content", msg_id: m, index: 0, delta: true, type: "text", text: t });
+  const full = (m) => pieces.filter(([id]) => id === m).map(([, t]) => t).join("");
+  sse += ev({ object: "content", msg_id: "m1", index: 0, type: "text", status: "completed", text: full("m1") });
+  sse += ev({ object: "content", msg_id: "m2", index: 0, type: "text", status: "completed", text: full("m2"), annotations: [{ a: "\u{1F680}" }] });
+  sse += ev({ object: "response", id: "r1", status: "completed" });
+  const bytes = new TextEncoder().encode(sse);
+  for (const options of [{}, { batch: true }]) {
+    for (const size of [1, 5, bytes.length]) {
+      const d = new AgentStreamDecoder(options);
+      const updates = [];
+      for (let i = 0; i < bytes.length; i += size) updates.push(...d.feed(bytes.subarray(i, i + size)));
+      updates.push(...d.finish());
+      const what = `${JSON.stringify(options)} in ${size}-byte chunks`;
+      const deltas = (m) => updates.filter((u) => u.type === "textDelta" && u.msgId === m).map((u) => u.delta).join("");
+      assert.equal(deltas("m1"), full("m1"), what);
+      assert.equal(deltas("m2"), full("m2"), what);
+      if (!options.batch && size === bytes.length) {
+        const each = updates.filter((u) => u.type === "textDelta").map((u) => [u.msgId, u.delta]);
+        assert.deepEqual(each, pieces.filter(([, t]) => t !== ""), what);
+      }
+      // Whole contents and the response as the JSON would give them, key order included.
+      const response = d.response();
+      const done = updates.at(-1);
+      assert.equal(done.type, "done", what);
+      assert.equal(JSON.stringify(done.response), JSON.stringify(response), what);
+      assert.deepEqual(response.output.map((m) => m.content[0].text), [full("m1"), full("m2")], what);
+      assert.deepEqual(Object.keys(response.output[1].content[0]).at(-1), "annotations", what);
+      const completed = updates.filter((u) => u.type === "content" && u.content.status === "completed");
+      assert.deepEqual(completed.map((u) => JSON.stringify(u.content)), response.output.map((m) => JSON.stringify(m.content[0])), what);
+      d.free();
+    }
+  }
+});
+
 test("SseDecoder reports an over-size event as a typed error item and goes on", () => {
   const d = new SseDecoder({ maxEventSize: 16 });
   const items = d.feed(new TextEncoder().encode("data: " + "x".repeat(40) + "\n\ndata: ok\n\n"));

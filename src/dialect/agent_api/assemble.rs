@@ -10,9 +10,11 @@ use super::event::{error_info, RawEvent};
 use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, RunStatus,
 };
+use super::split::{self, SplitUpdates};
 use super::AgentApiError;
 use crate::error::ErrorCode;
 pub use crate::error::Severity;
+use crate::json::write::write_value;
 use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
 
@@ -1317,49 +1319,122 @@ impl Assembler {
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
     /// `StreamUpdate[]`), without materializing them, and clears them.
     pub fn drain_updates_json(&mut self, out: &mut String) {
-        use crate::json::write::write_value;
         out.push('[');
         for (i, p) in self.pending.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            match p {
-                // A text delta copied out of its content (which was replaced): written as below.
-                Pending::Owned(u) => match &**u {
-                    StreamUpdate::TextDelta {
-                        msg_id,
-                        index,
-                        delta,
-                    } => write_text_delta(out, msg_id, *index, delta),
-                    u => write_value(out, &mut self.scratch, u),
-                },
-                Pending::Done => {
-                    out.push_str("{\"type\":\"done\",\"response\":");
-                    write_value(out, &mut self.scratch, &self.response);
-                    out.push('}');
-                }
-                Pending::Text {
-                    msg,
-                    pos,
-                    start,
-                    end,
-                } => {
-                    // The most frequent update, written without serde.
-                    let message = self.response.output.get(*msg);
-                    let content = message.and_then(|m| m.content.get(*pos));
-                    let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
-                    write_text_delta(
-                        out,
-                        message.and_then(|m| m.id.as_deref()).unwrap_or(""),
-                        content.and_then(|c| c.index).unwrap_or(*pos as u32),
-                        text.get(*start..*end).unwrap_or(""),
-                    );
-                }
+            match text_delta_of(&self.response, p) {
+                Some((msg_id, index, delta)) => write_text_delta(out, msg_id, index, delta),
+                None => write_pending(out, &mut self.scratch, &self.response, p),
             }
         }
         out.push(']');
         self.pending.clear();
         self.runs.clear();
+    }
+
+    /// Takes the updates recorded since the last drain into `out` (cleared first), text deltas
+    /// apart from the others: the form a JavaScript caller builds the update objects from without
+    /// parsing the deltas' text as JSON (see [`SplitUpdates`]). The same updates as
+    /// [`drain_updates_json`](Self::drain_updates_json), in the same order.
+    pub fn drain_updates_split(&mut self, out: &mut SplitUpdates) {
+        out.clear();
+        out.json.push('[');
+        let mut first = true;
+        let scratch = &mut self.scratch;
+        for p in &mut self.pending {
+            if let Some((msg_id, index, delta)) = text_delta_of(&self.response, p) {
+                out.push_text_delta(msg_id, index, delta);
+                continue;
+            }
+            if !first {
+                out.json.push(',');
+            }
+            first = false;
+            match p {
+                Pending::Done => {
+                    out.push_done(&mut self.response, |json, r| write_done(json, scratch, r))
+                }
+                Pending::Owned(u) => match &mut **u {
+                    StreamUpdate::Done { response } => {
+                        out.push_done(response, |json, r| write_done(json, scratch, r))
+                    }
+                    // The pending update is dropped below: its text is taken, not copied.
+                    StreamUpdate::Content { content, .. } if split::text_is_last(content) => {
+                        let text = content.text.take().unwrap_or_default();
+                        write_value(&mut out.json, scratch, &**u);
+                        out.push_content_text(&text);
+                    }
+                    u => {
+                        write_value(&mut out.json, scratch, &*u);
+                        out.table.push(SplitUpdates::JSON);
+                    }
+                },
+                Pending::Text { .. } => {}
+            }
+        }
+        out.json.push(']');
+        self.pending.clear();
+        self.runs.clear();
+    }
+
+    /// The response as assembled so far in split form, written to `out` (cleared first): its JSON
+    /// with the text of its text contents beside it (see [`SplitUpdates`]), for a JavaScript
+    /// caller that builds the object without parsing the text.
+    pub fn response_split(&mut self, out: &mut SplitUpdates) {
+        split::write_response(out, &mut self.scratch, &mut self.response);
+    }
+}
+
+/// The text delta a pending update is, if it is one: its message id, content index and text.
+fn text_delta_of<'a>(
+    response: &'a AgentResponse,
+    p: &'a Pending,
+) -> Option<(&'a str, u32, &'a str)> {
+    match p {
+        // A text delta copied out of its content (which was replaced).
+        Pending::Owned(u) => match &**u {
+            StreamUpdate::TextDelta {
+                msg_id,
+                index,
+                delta,
+            } => Some((msg_id, *index, delta)),
+            _ => None,
+        },
+        Pending::Done => None,
+        // A range of the content's accumulated text.
+        Pending::Text {
+            msg,
+            pos,
+            start,
+            end,
+        } => {
+            let message = response.output.get(*msg);
+            let content = message.and_then(|m| m.content.get(*pos));
+            let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
+            Some((
+                message.and_then(|m| m.id.as_deref()).unwrap_or(""),
+                content.and_then(|c| c.index).unwrap_or(*pos as u32),
+                text.get(*start..*end).unwrap_or(""),
+            ))
+        }
+    }
+}
+
+/// Writes a [`StreamUpdate::Done`] with `response` as serde would.
+fn write_done(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse) {
+    out.push_str("{\"type\":\"done\",\"response\":");
+    write_value(out, scratch, response);
+    out.push('}');
+}
+
+/// Writes a pending update that is not a text delta as JSON (through serde).
+fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse, p: &Pending) {
+    match p {
+        Pending::Done => write_done(out, scratch, response),
+        Pending::Owned(u) => write_value(out, scratch, &**u),
+        Pending::Text { .. } => {}
     }
 }
 

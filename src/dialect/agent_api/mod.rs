@@ -28,6 +28,7 @@ mod build;
 mod event;
 mod model;
 mod request;
+mod split;
 
 pub use assemble::{AgentStream, Assembler, AssemblerOptions, Severity, StreamUpdate};
 pub use build::{ContentBuilder, MessageBuilder, ResponseBuilder};
@@ -37,6 +38,7 @@ pub use model::{
     FunctionTool, Message, MessageType, Role, RunStatus, Stop, Tool,
 };
 pub use request::RequestBuilder;
+pub use split::SplitUpdates;
 
 use crate::error::ErrorCode;
 use crate::limits::LimitError;

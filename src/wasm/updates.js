@@ -1,0 +1,80 @@
+// The Agent API stream updates of one drain, built from their split form (Rust:
+// `agentwire::dialect::agent_api::SplitUpdates`, written by `Assembler::drain_updates_split`):
+// the updates other than text deltas arrive as one JSON text, and streamed text (the deltas, and
+// the texts of `content` and `done` updates) as offsets into one string, so that text is neither escaped in
+// wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this file next to
+// the glue, under snippets/).
+
+const JSON_ENTRY = 0;
+const TEXT_DELTA = 1;
+const CONTENT_TEXT = 2;
+
+/** Puts a response's texts back: `table` from `i` holds their count, then per text the message's
+ * position in `output`, the content's position, the start and end. Returns the index after them. */
+function putTexts(response, text, table, i) {
+  const end = i + 1 + 4 * table[i];
+  for (let j = i + 1; j < end; j += 4) {
+    response.output[table[j]].content[table[j + 1]].text = text.substring(table[j + 2], table[j + 3]);
+  }
+  return end;
+}
+
+/**
+ * A response from its split form (`Assembler::response_split`): its JSON without the texts of its
+ * text contents, and those texts.
+ *
+ * @param {string} json the response's JSON, without those texts
+ * @param {string} text the texts
+ * @param {Uint32Array} table their count, then per text: message position, content position,
+ *   start, end (a view into wasm memory)
+ * @returns {object} the response (`AgentResponse`)
+ */
+export function buildResponse(json, text, table) {
+  const response = JSON.parse(json);
+  putTexts(response, text, table, 0);
+  return response;
+}
+
+/**
+ * @param {string} json a JSON array of the updates that are not text deltas, in order
+ * @param {string} text the streamed text and the deltas' message ids
+ * @param {Uint32Array} table per update: 0 (the next update of `json`); 1 and the message id's
+ *   start and end, the content's index, the delta's start and end (a text delta); or 2 and a
+ *   start and end (the next update of `json`, whose `content.text` that is); or 3 and a response's
+ *   texts (the next update of `json`, a `done`: see `buildResponse`). Offsets are UTF-16 offsets
+ *   into `text`. A view into wasm memory: read before anything else runs in wasm.
+ * @returns {object[]} the updates (`StreamUpdate[]`)
+ */
+export function buildStreamUpdates(json, text, table) {
+  const others = JSON.parse(json);
+  if (table.length === others.length) return others; // no text: one entry per update
+  const updates = [];
+  let next = 0;
+  let idStart = -1;
+  let msgId = "";
+  for (let i = 0; i < table.length; ) {
+    const kind = table[i];
+    if (kind === JSON_ENTRY) {
+      updates.push(others[next++]);
+      i += 1;
+    } else if (kind === TEXT_DELTA) {
+      // A message id is written once per run of deltas: the same offsets, the same string.
+      if (table[i + 1] !== idStart) {
+        idStart = table[i + 1];
+        msgId = text.substring(idStart, table[i + 2]);
+      }
+      updates.push({ type: "textDelta", msgId, index: table[i + 3], delta: text.substring(table[i + 4], table[i + 5]) });
+      i += 6;
+    } else if (kind === CONTENT_TEXT) {
+      const u = others[next++];
+      u.content.text = text.substring(table[i + 1], table[i + 2]);
+      updates.push(u);
+      i += 3;
+    } else {
+      const u = others[next++];
+      i = putTexts(u.response, text, table, i + 1);
+      updates.push(u);
+    }
+  }
+  return updates;
+}
