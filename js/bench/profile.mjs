@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchDir } from "./paths.mjs";
-import { agentwireVariants } from "./stream.bench.mjs";
+import { agentwireVariants, decode as decodeWith } from "./stream.bench.mjs";
 
 const variant = process.argv[2] ?? "per-event";
 const runs = Number(process.argv[3] ?? 10);
@@ -25,18 +25,8 @@ const { splitChunks } = await import(pathToFileURL(join(benchDir, "anchors.mjs")
 const bytes = new Uint8Array(readFileSync(join(benchDir, "corpus.sse")));
 const chunks = splitChunks(bytes);
 
-function decode() {
-  const d = new glue.AgentStreamDecoder(options);
-  let text = 0;
-  const consume = (updates) => {
-    for (const u of updates) if (u.type === "textDelta") text += u.delta.length;
-  };
-  for (const c of chunks) consume(d.feed(c));
-  consume(d.finish());
-  const n = d.response().output.length;
-  d.free();
-  return n + text;
-}
+// The bench's consumer: reads every update, takes the final response from `done`.
+const decode = () => decodeWith(glue.AgentStreamDecoder, chunks, options);
 
 decode(); // warm-up (compiles the wasm's optimized tier)
 const session = new Session();
@@ -53,14 +43,15 @@ session.disconnect();
 // Each sample goes to the stage of the nearest frame on its stack that names one (a memcpy inside the
 // event parser is parsing); self time per function is reported beside.
 const glueLines = readFileSync(join(dir, "agentwire.js"), "utf8").split("\n");
+const snippetLines = readFileSync(new URL("../../src/wasm/updates.js", import.meta.url), "utf8").split("\n");
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const nameOf = (f) => f.functionName || (f.url ? `(anonymous ${f.url.split("/").pop()}:${f.lineNumber + 1})` : "(anonymous)");
 
 const FRAME_STAGES = [
-  ["JSON text of the updates and response() in Rust (drain_updates_json, to_ts, Serialize impls)",
-    /drain_updates_json|JsAgentStreamDecoder::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
+  ["the updates (JSON and split text) and response() in Rust (drain_updates_split, to_ts, Serialize impls)",
+    /drain_updates_json|drain_updates_split|SplitUpdates|JsAgentStreamDecoder::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
   ["event JSON parsing (serde_json into RawEvent)", /RawEvent|serde_json::de::|CowStr/],
   ["assembly (Assembler)", /agentwire::dialect::agent_api::(assemble|model)/],
   ["SSE decoding (SseDecoder)", /agentwire::sse::|SseDecoder/],
@@ -71,8 +62,12 @@ function frameStage(frame, leaf) {
     if ((glueLines[frame.lineNumber + 1] ?? "").includes("JSON.parse")) return "JSON.parse in JS (updates, response)";
     return leaf ? "wasm-bindgen JS glue (chunk copy in, calls)" : null;
   }
+  if (frame.url.endsWith("updates.js")) {
+    if ((snippetLines[frame.lineNumber + 1] ?? "").includes("JSON.parse")) return "JSON.parse in JS (updates, response)";
+    return leaf ? "text-delta objects built in JS (src/wasm/updates.js)" : null;
+  }
   if (leaf && frame.functionName === "decode" && (!frame.url || frame.url.startsWith("node:internal/encoding"))) return "TextDecoder (JSON text out of wasm memory)";
-  if (leaf && /profile\.mjs$/.test(frame.url)) return "the consumer (reading updates, mapping the response)";
+  if (leaf && /(profile|stream\.bench)\.mjs$/.test(frame.url)) return "the consumer (reading updates, mapping the response)";
   if (leaf && /garbage collector/.test(name)) return "garbage collection";
   for (const [stage, re] of FRAME_STAGES) if (re.test(name)) return stage;
   return null;

@@ -206,7 +206,7 @@ function printSizes() {
   for (const [t, row] of Object.entries(pkg)) {
     console.log(`  ${t}/`);
     console.log(`    ${"wasm".padEnd(32)} ${s(row.wasm)}`);
-    console.log(`    ${`JS glue (${Object.keys(row.files).filter((f) => f.startsWith("agentwire") && f.endsWith(".js")).join(", ")})`.padEnd(32)} ${s(row.glue)}`);
+    console.log(`    ${`JS glue (${Object.keys(row.files).filter((f) => (f.startsWith("agentwire") || f.startsWith("snippets")) && f.endsWith(".js")).join(", ")})`.padEnd(32)} ${s(row.glue)}`);
     console.log(`    ${"TS layer (index, api, errors…)".padEnd(32)} ${s(row.ts)}`);
     console.log(`    ${"wasm + glue".padEnd(32)} ${s(row.wasmAndGlue)}`);
     console.log(`    ${"total".padEnd(32)} ${s(row.total)}`);

@@ -27,7 +27,7 @@ const ZERO = { raw: 0, gzip: 0, brotli: 0 };
 
 /**
  * Sizes of one package directory (pkg/ or a feature build's): per target the wasm, the wasm-bindgen
- * JS glue (agentwire*.js) and the TS layer (the other .js files); each file compressed on its own,
+ * JS glue (agentwire*.js and the snippets/ the wasm imports) and the TS layer (the other .js files); each file compressed on its own,
  * as a server sends them.
  */
 export function packageSizes(pkgDir) {
@@ -36,11 +36,13 @@ export function packageSizes(pkgDir) {
     const dir = join(pkgDir, t);
     if (!existsSync(dir)) continue;
     const row = { wasm: ZERO, glue: ZERO, ts: ZERO, files: {} };
-    for (const f of readdirSync(dir).sort()) {
+    // snippets/ holds the JS files the wasm imports (src/wasm/*.js): glue.
+    for (const f of readdirSync(dir, { recursive: true }).sort()) {
       if (!f.endsWith(".js") && !f.endsWith(".wasm")) continue;
       const s = compressed(readFileSync(join(dir, f)));
       row.files[f] = s;
-      const part = f.endsWith(".wasm") ? "wasm" : f.startsWith("agentwire") ? "glue" : "ts";
+      const glue = f.startsWith("agentwire") || f.startsWith("snippets");
+      const part = f.endsWith(".wasm") ? "wasm" : glue ? "glue" : "ts";
       row[part] = add(row[part], s);
     }
     row.wasmAndGlue = add(row.wasm, row.glue);

@@ -15,19 +15,26 @@ function messages(response) {
 
 /**
  * Feeds every chunk to a decoder, then reads the response. A consumer of the updates reads each
- * one (here: the length of the text deltas), as a UI rendering them would.
+ * one (here: the length of the text deltas), as a UI rendering them would, and takes the final
+ * response from the `done` update (as `AgentClient`'s `response` does); with `updates: false` it
+ * asks the decoder for it.
  */
-function decode(AgentStreamDecoder, chunks, options) {
+export function decode(AgentStreamDecoder, chunks, options) {
   const decoder = new AgentStreamDecoder(options);
   try {
     let text = 0;
+    let done;
     const consume = (updates) => {
-      for (const u of updates) if (u.type === "textDelta") text += u.delta.length;
+      for (const u of updates) {
+        if (u.type === "textDelta") text += u.delta.length;
+        else if (u.type === "done") done = u.response;
+      }
     };
     for (const chunk of chunks) consume(decoder.feed(chunk));
     consume(decoder.finish());
-    const result = messages(decoder.response());
+    const result = messages(done ?? decoder.response());
     result.textDeltaChars = text;
+    result.fromDone = done !== undefined;
     return result;
   } finally {
     decoder.free();
@@ -59,6 +66,7 @@ export async function run({ agentwire, log, anchors, corpus, runs }) {
       if (updates && got.textDeltaChars !== streamedChars) {
         throw new Error(`text deltas carried ${got.textDeltaChars} chars, the corpus streams ${streamedChars}`);
       }
+      if (updates && !got.fromDone) throw new Error("no done update");
     },
   });
   const anchorNames = Object.keys(pipelines);
