@@ -43,7 +43,6 @@ session.disconnect();
 // Each sample goes to the stage of the nearest frame on its stack that names one (a memcpy inside the
 // event parser is parsing); self time per function is reported beside.
 const glueLines = readFileSync(join(dir, "agentwire.js"), "utf8").split("\n");
-const snippetLines = readFileSync(new URL("../../src/wasm/updates.js", import.meta.url), "utf8").split("\n");
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -62,10 +61,9 @@ function frameStage(frame, leaf) {
     if ((glueLines[frame.lineNumber + 1] ?? "").includes("JSON.parse")) return "JSON.parse in JS (updates, response)";
     return leaf ? "wasm-bindgen JS glue (chunk copy in, calls)" : null;
   }
-  if (frame.url.endsWith("updates.js")) {
-    if ((snippetLines[frame.lineNumber + 1] ?? "").includes("JSON.parse")) return "JSON.parse in JS (updates, response)";
-    return leaf ? "text-delta objects built in JS (src/wasm/updates.js)" : null;
-  }
+  // One function builds the updates (a profile names functions, not lines): its JSON.parse and
+  // the objects and substrings of the texts together.
+  if (frame.url.endsWith("updates.js")) return "updates built in JS (src/wasm/updates.js: JSON.parse, a substring per text)";
   if (leaf && frame.functionName === "decode" && (!frame.url || frame.url.startsWith("node:internal/encoding"))) return "TextDecoder (JSON text out of wasm memory)";
   if (leaf && /(profile|stream\.bench)\.mjs$/.test(frame.url)) return "the consumer (reading updates, mapping the response)";
   if (leaf && /garbage collector/.test(name)) return "garbage collection";
