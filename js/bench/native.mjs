@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { benchDir, root } from "./paths.mjs";
 
 // Counted stages (response-json builds its input in its first run, so its count would be wrong).
-const STAGES = ["sse", "json-skip", "json-value", "event-parse", "assemble-events", "final-only", "per-event", "batch"];
+const STAGES = ["sse", "json-skip", "json-value", "event-parse", "assemble-events", "final-only", "per-event", "per-event-json", "batch"];
 const corpus = join(benchDir, "corpus.sse");
 const say = (...a) => console.error("bench:", ...a);
 const has = (cmd) => {
