@@ -1334,10 +1334,11 @@ impl Assembler {
         self.runs.clear();
     }
 
-    /// Takes the updates recorded since the last drain into `out` (cleared first), text deltas
-    /// apart from the others: the form a JavaScript caller builds the update objects from without
-    /// parsing the deltas' text as JSON (see [`SplitUpdates`]). The same updates as
-    /// [`drain_updates_json`](Self::drain_updates_json), in the same order.
+    /// Takes the updates recorded since the last drain into `out` (cleared first) in split form:
+    /// the JSON of the updates other than text deltas, and the streamed text beside it (the
+    /// deltas, and the texts of `content` and `done` updates), the form a JavaScript caller builds
+    /// the update objects from without the text being escaped and parsed (see [`SplitUpdates`]).
+    /// The same updates as [`drain_updates_json`](Self::drain_updates_json), in the same order.
     pub fn drain_updates_split(&mut self, out: &mut SplitUpdates) {
         out.clear();
         out.json.push('[');
@@ -1381,7 +1382,9 @@ impl Assembler {
 
     /// The response as assembled so far in split form, written to `out` (cleared first): its JSON
     /// with the text of its text contents beside it (see [`SplitUpdates`]), for a JavaScript
-    /// caller that builds the object without parsing the text.
+    /// caller that builds the object without parsing the text. `&mut` because the texts are taken
+    /// out of the response while its JSON is written; they are put back, and the response is
+    /// unchanged afterwards.
     pub fn response_split(&mut self, out: &mut SplitUpdates) {
         split::write_response(out, &mut self.scratch, &mut self.response);
     }

@@ -5,12 +5,13 @@
 use super::model::{AgentResponse, Content};
 use crate::json::write::write_value;
 
-/// Stream updates (written by [`Assembler::drain_updates_split`](super::Assembler)) or a
-/// response (written by [`Assembler::response_split`](super::Assembler)) in two parts: the
-/// structure as JSON, and streamed text as offsets into one string. Text deltas, the most
-/// frequent update, are only offsets; the text of `content` updates and of the text contents of a
-/// response (`done`, or the response itself) are left out of the JSON and put back by the reader.
-/// A JavaScript reader needs one `JSON.parse` and a `substring` per text.
+/// Stream updates (written by
+/// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
+/// (written by [`Assembler::response_split`](super::Assembler::response_split)) in two parts: the
+/// structure as JSON, and streamed text as offsets into one string. Text deltas, the most frequent
+/// update, are only offsets; the text of `content` updates and of the text contents of a response
+/// (`done`, or the response itself) are left out of the JSON and put back by the reader. A
+/// JavaScript reader needs one `JSON.parse` and a `substring` per text.
 ///
 /// For example the updates `[{"type":"message",…}, textDelta m1/0 "Hé", textDelta m1/0 "!"]`
 /// are `json` = `[{"type":"message",…}]`, `text` = `m1Hé!`, `table` = `[0, 1,0,2,0,2,4,
