@@ -283,12 +283,51 @@ pub(super) fn text_is_last(c: &Content) -> bool {
 }
 
 /// The length of `s` in UTF-16 code units: one per character, two for a character outside the
-/// Basic Multilingual Plane (a four-byte UTF-8 sequence).
+/// Basic Multilingual Plane (a four-byte UTF-8 sequence). That is the byte length, less the
+/// continuation bytes (`10xxxxxx`), plus the lead bytes of four-byte sequences (`11110xxx`),
+/// counted eight bytes at a time in a 64-bit word.
 fn utf16_len(s: &str) -> usize {
-    if s.is_ascii() {
-        return s.len();
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    let bytes = s.as_bytes();
+    let mut words = bytes.chunks_exact(8);
+    let (mut continuation, mut four) = (0u32, 0u32);
+    for word in &mut words {
+        let w = word.try_into().map_or(0, u64::from_le_bytes);
+        // Bit 0 of each byte: its bit 7 set and bit 6 clear.
+        continuation += ((w >> 7) & !(w >> 6) & LOW).count_ones();
+        // Bit 0 of each byte: its bits 7 to 4 set (in a `str` only a four-byte lead has them).
+        four += ((w >> 7) & (w >> 6) & (w >> 5) & (w >> 4) & LOW).count_ones();
     }
-    s.bytes()
-        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-        .sum()
+    let mut units = bytes.len() - continuation as usize + four as usize;
+    for &b in words.remainder() {
+        units = units - usize::from(b & 0xC0 == 0x80) + usize::from(b >= 0xF0);
+    }
+    units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn utf16_length_of_each_utf8_width() {
+        for (s, units) in [
+            ("", 0),
+            ("abc", 3),
+            ("caf\u{e9}", 4),
+            ("\u{6771}\u{4eac}", 2),
+            ("\u{1F600}", 2),
+            ("12345678\u{1F600}\u{e9}x\u{1F680}", 14),
+        ] {
+            assert_eq!(utf16_len(s), units, "{s:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn utf16_length_is_what_encode_utf16_counts(s in "\\PC*|[a\u{e9}\u{6771}\u{1F600}]*") {
+            prop_assert_eq!(utf16_len(&s), s.encode_utf16().count());
+        }
+    }
 }
