@@ -72,6 +72,10 @@ impl StreamOptions {
     }
 }
 
+/// Per event (not batched), the largest slice of a chunk decoded before its updates are built
+/// (64 KiB): see `JsAgentStreamDecoder::feed_and_drain`.
+pub(crate) const FEED_SLICE: usize = 64 * 1024;
+
 /// Decodes an Agent API `text/event-stream` and assembles the response: feed it the bytes as they
 /// arrive, get the updates each chunk completed. Transport-independent (`AgentClient` uses it over
 /// `fetch`).
@@ -84,9 +88,15 @@ pub struct JsAgentStreamDecoder {
 
 #[wasm_bindgen(module = "/src/wasm/updates.js")]
 extern "C" {
-    /// Builds the `StreamUpdate[]` of one drain from its split form.
+    /// Builds the `StreamUpdate[]` of one drain from its split form, appended to `into` (an
+    /// array) or to a new array (`undefined`); returns that array.
     #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
-    fn build_stream_updates(json: &str, text: &str, table: &[u32]) -> Result<JsValue, JsValue>;
+    fn build_stream_updates(
+        json: &str,
+        text: &str,
+        table: &[u32],
+        into: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     /// Builds the `AgentResponse` from its split form.
     #[wasm_bindgen(js_name = buildResponse, catch)]
     fn build_response(json: &str, text: &str, table: &[u32]) -> Result<JsValue, JsValue>;
@@ -103,9 +113,34 @@ impl JsAgentStreamDecoder {
     /// The pending updates as a JS array: one `JSON.parse` for the updates that are not text
     /// deltas, a `substring` of one string per text delta (`src/wasm/updates.js`).
     pub(crate) fn drain(&mut self) -> Result<JsValue, JsValue> {
+        self.drain_into(&JsValue::UNDEFINED)
+    }
+
+    /// The pending updates appended to the JS array `into` (`undefined`: a new array); returns
+    /// the array.
+    fn drain_into(&mut self, into: &JsValue) -> Result<JsValue, JsValue> {
         let split = &mut self.split;
         self.stream.assembler_mut().drain_updates_split(split);
-        build_stream_updates(&split.json, &split.text, &split.table)
+        build_stream_updates(&split.json, &split.text, &split.table, into)
+    }
+
+    /// Feeds a network chunk and returns its updates as one JS array. Per event (not batched), a
+    /// chunk longer than [`FEED_SLICE`] is fed and drained a slice at a time into that array, so
+    /// the wasm memory its updates take while they are built stays bounded (a browser's `fetch`
+    /// may hand over megabytes at once); the updates are the same, as per-event updates do not
+    /// depend on how the bytes are split. Batched updates merge across the whole chunk, so a
+    /// batched chunk is drained once.
+    pub(crate) fn feed_and_drain(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        if self.stream.assembler().options().coalesce || bytes.len() <= FEED_SLICE {
+            self.stream.feed(bytes);
+            return self.drain();
+        }
+        let updates = JsValue::from(js_sys::Array::new());
+        for slice in bytes.chunks(FEED_SLICE) {
+            self.stream.feed(slice);
+            self.drain_into(&updates)?;
+        }
+        Ok(updates)
     }
 
     /// The response as assembled so far, as a JS object (its JSON parsed, the texts of its text
@@ -114,10 +149,6 @@ impl JsAgentStreamDecoder {
         let split = &mut self.split;
         self.stream.assembler_mut().response_split(split);
         build_response(&split.json, &split.text, &split.table)
-    }
-
-    pub(crate) fn feed_bytes(&mut self, bytes: &[u8]) {
-        self.stream.feed(bytes);
     }
 
     pub(crate) fn inner(&self) -> &AgentStream {
@@ -145,10 +176,11 @@ impl JsAgentStreamDecoder {
         Ok(Self::with_options(options))
     }
 
-    /// Decodes and applies the next chunk; returns the updates it produced.
+    /// Decodes and applies the next chunk; returns the updates it produced. Per event, a chunk
+    /// over 64 KiB is decoded 64 KiB at a time, each slice's updates built before the next is
+    /// decoded (the same updates, in wasm memory bounded by the slice rather than the chunk).
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Ts<StreamUpdates>, JsValue> {
-        self.stream.feed(bytes);
-        Ok(Ts::new_unchecked(self.drain()?))
+        Ok(Ts::new_unchecked(self.feed_and_drain(bytes)?))
     }
 
     /// Ends the stream: a response that never finished is marked `incomplete`, with an issue.

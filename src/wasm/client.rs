@@ -445,8 +445,7 @@ impl Call {
                 Chunk::Other => continue,
                 Chunk::Bytes => {}
             }
-            self.decoder.borrow_mut().feed_bytes(&buf);
-            if let Err(e) = self.deliver() {
+            if let Err(e) = self.deliver_chunk(&buf) {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
@@ -463,6 +462,16 @@ impl Call {
         Ok(())
     }
 
+    /// Feeds a network chunk and hands its updates to the sink in one call (built a slice at a
+    /// time per event: `JsAgentStreamDecoder::feed_and_drain`).
+    fn deliver_chunk(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        let updates = self.decoder.borrow_mut().feed_and_drain(bytes)?;
+        if updates.unchecked_ref::<js_sys::Array>().length() == 0 || self.aborted() {
+            return Ok(());
+        }
+        self.hand_over(updates)
+    }
+
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so
     /// handlers may query the stream's handle).
     fn deliver(&mut self) -> Result<(), JsValue> {
@@ -473,6 +482,11 @@ impl Call {
             }
             decoder.drain()?
         };
+        self.hand_over(updates)
+    }
+
+    /// Calls the sink with `updates` (a non-empty array).
+    fn hand_over(&mut self, updates: JsValue) -> Result<(), JsValue> {
         // Keep the response of a `done` that ends these updates; any later update (lenient mode
         // applies events after the end) means the response moved on from it.
         let last = updates.unchecked_ref::<js_sys::Array>().at(-1);

@@ -43,12 +43,18 @@ export function buildResponse(json, text, table) {
  *   start and end (the next update of `json`, whose `content.text` that is); or 3 and a response's
  *   texts (the next update of `json`, a `done`: see `buildResponse`). Offsets are UTF-16 offsets
  *   into `text`. A view into wasm memory: read before anything else runs in wasm.
- * @returns {object[]} the updates (`StreamUpdate[]`)
+ * @param {object[] | undefined} into an array to append the updates to (a chunk fed in slices)
+ * @returns {object[]} the updates (`StreamUpdate[]`): `into`, or a new array
  */
-export function buildStreamUpdates(json, text, table) {
+export function buildStreamUpdates(json, text, table, into) {
   const others = JSON.parse(json);
-  if (table.length === others.length) return others; // no text: one entry per update
-  const updates = [];
+  if (table.length === others.length) {
+    // No text: one entry per update.
+    if (into === undefined) return others;
+    for (const u of others) into.push(u);
+    return into;
+  }
+  const updates = into ?? [];
   let next = 0;
   let idStart = -1;
   let msgId = "";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { agentwire, server, getJson, eventually } from "../helpers.mjs";
 
-const { AgentClient, RequestBuilder, ProtocolError } = await agentwire();
+const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } = await agentwire();
 
 const request = (text) => new RequestBuilder().text("user", text).sessionId("t").build();
 
@@ -143,6 +143,32 @@ test("custom fetch and headers are used", async () => {
   const r = await client.stream(request("custom fetch")).response;
   assert.equal(r.status, "completed");
   assert.equal(seen, "yes");
+});
+
+test("a network chunk over 64 KiB reaches the handlers whole: one onBatch, the decoder's updates", async () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  let sse = ev({ object: "response", id: "r1", status: "in_progress" });
+  for (let i = 0; i < 2000; i++) {
+    sse += ev({ object: "content", msg_id: "m1", index: 0, delta: true, type: "text", text: `${i} caf\u00e9 \u{1F600} `.repeat(4) });
+  }
+  sse += ev({ object: "response", id: "r1", status: "completed" });
+  const bytes = new TextEncoder().encode(sse);
+  assert.ok(bytes.length > 3 * 64 * 1024);
+  // One chunk for the whole body.
+  const body = () => new ReadableStream({ start: (c) => { c.enqueue(bytes); c.close(); } });
+  const fetch = async () => new Response(body(), { headers: { "content-type": "text/event-stream" } });
+  const client = new AgentClient({ baseUrl: "http://test.invalid", fetch });
+  const batches = [];
+  let done;
+  const stream = client.stream(request("big"), { onBatch: (us) => batches.push(us), onDone: (r) => (done = r) });
+  const response = await stream.response;
+  assert.equal(response, done);
+  const d = new AgentStreamDecoder();
+  const expected = [...d.feed(bytes), ...d.finish()];
+  d.free();
+  assert.equal(JSON.stringify(batches.flat()), JSON.stringify(expected));
+  // The chunk's updates came in one call (and `done`, at the end of the stream, in it too or after).
+  assert.ok(batches[0].length >= 2001, `${batches[0].length}`);
 });
 
 test("an invalid request is refused synchronously with a typed error", () => {

@@ -74,6 +74,38 @@ test("updates and the response carry text exactly: UTF-16 offsets, escapes, JSON
   }
 });
 
+test("a chunk over 64 KiB gives the same updates per event as small chunks (it is decoded in slices)", () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  let sse = ev({ object: "response", id: "r1", status: "in_progress" });
+  let expected = "";
+  // Three messages whose deltas alternate.
+  for (let i = 0; i < 3000; i++) {
+    const t = `${i} caf\u00e9 \u{1F600} \u6771\u4eac `.repeat(3);
+    expected += t;
+    sse += ev({ object: "content", msg_id: `m${i % 3}`, index: 0, delta: true, type: "text", text: t });
+  }
+  sse += ev({ object: "response", id: "r1", status: "completed" });
+  const bytes = new TextEncoder().encode(sse);
+  assert.ok(bytes.length > 4 * 64 * 1024, `${bytes.length} bytes`);
+  const run = (options, size) => {
+    const d = new AgentStreamDecoder(options);
+    const updates = [];
+    for (let i = 0; i < bytes.length; i += size) updates.push(...d.feed(bytes.subarray(i, i + size)));
+    updates.push(...d.finish());
+    d.free();
+    return updates;
+  };
+  const whole = run({}, bytes.length);
+  assert.equal(JSON.stringify(whole), JSON.stringify(run({}, 1000)));
+  assert.equal(whole.filter((u) => u.type === "textDelta").length, 3000);
+  assert.equal(whole.filter((u) => u.type === "textDelta").map((u) => u.delta).join(""), expected);
+  // Batched, the whole chunk is one batch: one delta per content, with the same text.
+  const batched = run({ batch: true }, bytes.length).filter((u) => u.type === "textDelta");
+  const perMessage = (us, m) => us.filter((u) => u.msgId === m).map((u) => u.delta).join("");
+  assert.equal(batched.length, 3);
+  for (const m of ["m0", "m1", "m2"]) assert.equal(perMessage(batched, m), perMessage(whole, m), m);
+});
+
 test("SseDecoder reports an over-size event as a typed error item and goes on", () => {
   const d = new SseDecoder({ maxEventSize: 16 });
   const items = d.feed(new TextEncoder().encode("data: " + "x".repeat(40) + "\n\ndata: ok\n\n"));
