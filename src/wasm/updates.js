@@ -1,9 +1,9 @@
 // The Agent API stream updates of one drain, built from their split form (Rust:
 // `agentwire::dialect::agent_api::SplitUpdates`, written by `Assembler::drain_updates_split`):
 // the updates other than text deltas arrive as one JSON text, and streamed text (the deltas, and
-// the texts of `content` and `done` updates) as offsets into one string, so that text is neither escaped in
-// wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this file next to
-// the glue, under snippets/).
+// the texts of `content` and `done` updates) as offsets into one string, so that text is neither
+// escaped in wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this
+// file next to the glue, under snippets/). Only the fixed key `text` is ever assigned.
 
 const JSON_ENTRY = 0;
 const TEXT_DELTA = 1;
@@ -36,6 +36,8 @@ export function buildResponse(json, text, table) {
 }
 
 /**
+ * The updates of one drain from their split form (`Assembler::drain_updates_split`).
+ *
  * @param {string} json a JSON array of the updates that are not text deltas, in order
  * @param {string} text the streamed text and the deltas' message ids
  * @param {Uint32Array} table per update: 0 (the next update of `json`); 1 and the message id's
@@ -49,7 +51,7 @@ export function buildResponse(json, text, table) {
 export function buildStreamUpdates(json, text, table, into) {
   const others = JSON.parse(json);
   if (table.length === others.length) {
-    // No text: one entry per update.
+    // No text: one entry per update (every text entry makes the table longer than `others`).
     if (into === undefined) return others;
     for (const u of others) into.push(u);
     return into;
