@@ -6,7 +6,7 @@
 use agentwire::wasm::agent_api::{JsAgentStreamDecoder, JsRequestBuilder};
 use agentwire::wasm::client::{AgentClientOptions, JsAgentClient, StreamCallOptions, UpdateSink};
 use agentwire::wasm::sse::JsSseDecoder;
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -28,7 +28,7 @@ fn decoder_feeds_chunks_and_returns_typed_updates() {
     let mut d = JsAgentStreamDecoder::new(None).unwrap();
     let mut types = Vec::new();
     for chunk in RAW.as_bytes().chunks(333) {
-        let updates: JsValue = d.feed(chunk).unwrap().into();
+        let updates: JsValue = d.feed(Uint8Array::from(chunk).into()).unwrap().into();
         for u in Array::from(&updates).iter() {
             types.push(get(&u, "type").as_string().unwrap());
         }
@@ -77,7 +77,10 @@ fn sse_decoder_splits_crlf_and_utf8_across_chunks() {
 fn json_keys_like_proto_stay_data() {
     let mut d = JsAgentStreamDecoder::new(None).unwrap();
     let sse = "data: {\"object\":\"content\",\"type\":\"data\",\"index\":0,\"msg_id\":\"m\",\"data\":{\"__proto__\":{\"polluted\":1},\"constructor\":{\"prototype\":{\"x\":1}}}}\n\n";
-    let updates: JsValue = d.feed(sse.as_bytes()).unwrap().into();
+    let updates: JsValue = d
+        .feed(Uint8Array::from(sse.as_bytes()).into())
+        .unwrap()
+        .into();
     let content_update = Array::from(&updates)
         .iter()
         .find(|u| get(u, "type").as_string().as_deref() == Some("content"))

@@ -20,8 +20,8 @@ use web_sys::{AbortSignal, Headers, Request, RequestCredentials, RequestInit, Re
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
-    Chunk,
+    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send,
+    text_of, Chunk,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -737,10 +737,10 @@ impl Shared {
                 let _ = reader.cancel();
                 return Err(self.abort_error());
             }
-            match chunk_bytes(&chunk, &mut buf) {
+            match read_chunk(&chunk) {
                 Chunk::End => break,
                 Chunk::Other => continue,
-                Chunk::Bytes => {}
+                Chunk::Bytes(bytes) => copy_bytes(&bytes, &mut buf),
             }
             self.session.borrow_mut().feed(&buf);
             if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {

@@ -1,12 +1,14 @@
 //! The Agent API dialect for JavaScript: the stream decoder, the request builder and the response
 //! builders.
 
+use js_sys::Uint8Array;
 use serde::{Deserialize, Serialize};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, from_ts, to_ts};
 use super::error::js_error;
+use super::http::copy_bytes;
 use crate::dialect::agent_api::{
     self as a, AgentEvent, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, Content,
     ContentKind, ErrorInfo, FunctionCallOutput, Message, MessageType, Role, SplitUpdates, Stop,
@@ -72,8 +74,8 @@ impl StreamOptions {
     }
 }
 
-/// Per event (not batched), the largest slice of a chunk decoded before its updates are built
-/// (64 KiB): see `JsAgentStreamDecoder::feed_and_drain`.
+/// The largest slice of a chunk copied into wasm memory and decoded at a time (64 KiB); per event,
+/// its updates are built before the next slice: see `JsAgentStreamDecoder::feed_and_drain`.
 pub(crate) const FEED_SLICE: usize = 64 * 1024;
 
 /// Decodes an Agent API `text/event-stream` and assembles the response: feed it the bytes as they
@@ -84,6 +86,9 @@ pub struct JsAgentStreamDecoder {
     stream: AgentStream,
     /// The buffers of the last drain (kept for the next).
     split: SplitUpdates,
+    /// The slice of a chunk being fed, copied out of its `Uint8Array` (at most [`FEED_SLICE`]
+    /// bytes; kept for the next).
+    input: Vec<u8>,
 }
 
 #[wasm_bindgen(module = "/src/wasm/updates.js")]
@@ -107,6 +112,7 @@ impl JsAgentStreamDecoder {
         Self {
             stream: AgentStream::new(options.assembler()),
             split: SplitUpdates::default(),
+            input: Vec::new(),
         }
     }
 
@@ -124,20 +130,33 @@ impl JsAgentStreamDecoder {
         build_stream_updates(&split.json, &split.text, &split.table, into)
     }
 
-    /// Feeds a network chunk and returns its updates as one JS array. Per event (not batched), a
-    /// chunk longer than [`FEED_SLICE`] is fed and drained a slice at a time into that array, so
-    /// the wasm memory its updates take while they are built stays bounded (a browser's `fetch`
-    /// may hand over megabytes at once); the updates are the same, as per-event updates do not
-    /// depend on how the bytes are split. Batched updates merge across the whole chunk, so a
-    /// batched chunk is drained once.
-    pub(crate) fn feed_and_drain(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        if self.stream.assembler().options().coalesce || bytes.len() <= FEED_SLICE {
-            self.stream.feed(bytes);
+    /// Feeds a network chunk and returns its updates as one JS array. The chunk is copied into
+    /// wasm memory [`FEED_SLICE`] bytes at a time (a browser's `fetch` may hand over megabytes at
+    /// once), and per event (not batched) each slice's updates are built before the next slice is
+    /// decoded, appended to that one array: the wasm memory a chunk takes is bounded by the slice.
+    /// The updates are the same, as per-event updates do not depend on how the bytes are split.
+    /// Batched updates merge across the whole chunk, so a batched chunk is drained once, at its
+    /// end.
+    pub(crate) fn feed_and_drain(&mut self, bytes: &Uint8Array) -> Result<JsValue, JsValue> {
+        let len = bytes.length() as usize;
+        if len <= FEED_SLICE {
+            copy_bytes(bytes, &mut self.input);
+            self.stream.feed(&self.input);
             return self.drain();
         }
+        let per_event = !self.stream.assembler().options().coalesce;
         let updates = JsValue::from(js_sys::Array::new());
-        for slice in bytes.chunks(FEED_SLICE) {
-            self.stream.feed(slice);
+        let mut start = 0;
+        while start < len {
+            let end = len.min(start + FEED_SLICE);
+            copy_bytes(&bytes.subarray(start as u32, end as u32), &mut self.input);
+            self.stream.feed(&self.input);
+            if per_event {
+                self.drain_into(&updates)?;
+            }
+            start = end;
+        }
+        if !per_event {
             self.drain_into(&updates)?;
         }
         Ok(updates)
@@ -176,11 +195,28 @@ impl JsAgentStreamDecoder {
         Ok(Self::with_options(options))
     }
 
-    /// Decodes and applies the next chunk; returns the updates it produced. Per event, a chunk
-    /// over 64 KiB is decoded 64 KiB at a time, each slice's updates built before the next is
-    /// decoded (the same updates, in wasm memory bounded by the slice rather than the chunk).
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Ts<StreamUpdates>, JsValue> {
-        Ok(Ts::new_unchecked(self.feed_and_drain(bytes)?))
+    /// Decodes and applies the next chunk (a `Uint8Array`, or an array of byte values); returns
+    /// the updates it produced. A chunk over 64 KiB is copied into wasm memory and decoded 64 KiB
+    /// at a time, per event each slice's updates built before the next is decoded (the same
+    /// updates, in wasm memory bounded by the slice rather than the chunk).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `bytes` is neither a `Uint8Array` nor an array.
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | number[]")] bytes: JsValue,
+    ) -> Result<Ts<StreamUpdates>, JsValue> {
+        let bytes = match bytes.dyn_into::<Uint8Array>() {
+            Ok(bytes) => bytes,
+            Err(v) if js_sys::Array::is_array(&v) => Uint8Array::new(&v),
+            Err(_) => {
+                return Err(super::error::invalid_argument(
+                    "bytes",
+                    "it is neither a Uint8Array nor an array of byte values",
+                ))
+            }
+        };
+        Ok(Ts::new_unchecked(self.feed_and_drain(&bytes)?))
     }
 
     /// Ends the stream: a response that never finished is marked `incomplete`, with an issue.

@@ -19,8 +19,8 @@ use web_sys::{
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
-    Chunk,
+    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send,
+    text_of, Chunk,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -336,10 +336,10 @@ impl Call {
             if self.aborted() {
                 return Err(self.abort());
             }
-            match chunk_bytes(&chunk, &mut buf) {
+            match read_chunk(&chunk) {
                 Chunk::End => break,
                 Chunk::Other => continue,
-                Chunk::Bytes => {}
+                Chunk::Bytes(bytes) => copy_bytes(&bytes, &mut buf),
             }
             self.decoder.borrow_mut().stream.feed(&buf);
             if let Err(e) = self.deliver() {

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect, Uint8Array};
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -22,7 +22,7 @@ use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    chunk_bytes, credentials_option, describe, event_stream_reader, fetch_option, send, text_of,
+    credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send, text_of,
     Chunk,
 };
 use super::pattern::JsPattern;
@@ -417,7 +417,6 @@ impl Call {
 
     /// Reads one connection to its end, feeding the decoder and delivering updates.
     async fn read(&mut self, connection: &Connection) -> Read {
-        let mut buf = Vec::new();
         loop {
             let chunk = match read_within(&connection.reader, self.stall_ms).await {
                 Ok(Some(chunk)) => chunk,
@@ -440,12 +439,12 @@ impl Call {
             if self.aborted() {
                 return Read::Aborted;
             }
-            match chunk_bytes(&chunk, &mut buf) {
+            let bytes = match read_chunk(&chunk) {
                 Chunk::End => return Read::Ended,
                 Chunk::Other => continue,
-                Chunk::Bytes => {}
-            }
-            if let Err(e) = self.deliver_chunk(&buf) {
+                Chunk::Bytes(bytes) => bytes,
+            };
+            if let Err(e) = self.deliver_chunk(&bytes) {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
@@ -464,7 +463,7 @@ impl Call {
 
     /// Feeds a network chunk and hands its updates to the sink in one call (built a slice at a
     /// time per event: `JsAgentStreamDecoder::feed_and_drain`).
-    fn deliver_chunk(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+    fn deliver_chunk(&mut self, bytes: &Uint8Array) -> Result<(), JsValue> {
         let updates = self.decoder.borrow_mut().feed_and_drain(bytes)?;
         if updates.unchecked_ref::<js_sys::Array>().length() == 0 || self.aborted() {
             return Ok(());

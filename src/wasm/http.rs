@@ -69,15 +69,14 @@ pub(crate) async fn event_stream_reader(
 pub(crate) enum Chunk {
     /// The body ended (`done`).
     End,
-    /// Bytes, copied into the caller's buffer.
-    Bytes,
+    /// Bytes.
+    Bytes(Uint8Array),
     /// Something that is not a `Uint8Array` (skipped).
     Other,
 }
 
-/// Reads a `ReadableStreamDefaultReader.read()` result `{done, value}`, copying `value`'s bytes
-/// into `buf` (resized to fit).
-pub(crate) fn chunk_bytes(chunk: &JsValue, buf: &mut Vec<u8>) -> Chunk {
+/// Reads a `ReadableStreamDefaultReader.read()` result `{done, value}`.
+pub(crate) fn read_chunk(chunk: &JsValue) -> Chunk {
     let done = Reflect::get(chunk, &"done".into())
         .ok()
         .and_then(|d| d.as_bool())
@@ -85,15 +84,19 @@ pub(crate) fn chunk_bytes(chunk: &JsValue, buf: &mut Vec<u8>) -> Chunk {
     if done {
         return Chunk::End;
     }
-    let Some(bytes) = Reflect::get(chunk, &"value".into())
+    match Reflect::get(chunk, &"value".into())
         .ok()
         .and_then(|v| v.dyn_into::<Uint8Array>().ok())
-    else {
-        return Chunk::Other;
-    };
+    {
+        Some(bytes) => Chunk::Bytes(bytes),
+        None => Chunk::Other,
+    }
+}
+
+/// Copies `bytes` into `buf` (resized to fit).
+pub(crate) fn copy_bytes(bytes: &Uint8Array, buf: &mut Vec<u8>) {
     buf.resize(bytes.length() as usize, 0);
     bytes.copy_to(buf);
-    Chunk::Bytes
 }
 
 /// A client's `options.fetch`: the function used instead of the global `fetch`, if it is one.

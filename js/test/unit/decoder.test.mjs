@@ -106,6 +106,16 @@ test("a chunk over 64 KiB gives the same updates per event as small chunks (it i
   for (const m of ["m0", "m1", "m2"]) assert.equal(perMessage(batched, m), perMessage(whole, m), m);
 });
 
+test("AgentStreamDecoder.feed takes a Uint8Array or an array of byte values, and refuses anything else", () => {
+  const bytes = new TextEncoder().encode('data: {"object":"response","id":"r","status":"in_progress"}\n\n');
+  const a = new AgentStreamDecoder();
+  const b = new AgentStreamDecoder();
+  assert.deepEqual(b.feed(Array.from(bytes)), a.feed(bytes));
+  assert.throws(() => b.feed("data: x\n\n"), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+  a.free();
+  b.free();
+});
+
 test("SseDecoder reports an over-size event as a typed error item and goes on", () => {
   const d = new SseDecoder({ maxEventSize: 16 });
   const items = d.feed(new TextEncoder().encode("data: " + "x".repeat(40) + "\n\ndata: ok\n\n"));
