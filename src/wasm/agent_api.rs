@@ -86,9 +86,6 @@ pub struct JsAgentStreamDecoder {
     stream: AgentStream,
     /// The buffers of the last drain (kept for the next).
     split: SplitUpdates,
-    /// The slice of a chunk being fed, copied out of its `Uint8Array` (at most [`FEED_SLICE`]
-    /// bytes; kept for the next).
-    input: Vec<u8>,
 }
 
 #[wasm_bindgen(module = "/src/wasm/updates.js")]
@@ -112,7 +109,6 @@ impl JsAgentStreamDecoder {
         Self {
             stream: AgentStream::new(options.assembler()),
             split: SplitUpdates::default(),
-            input: Vec::new(),
         }
     }
 
@@ -138,10 +134,13 @@ impl JsAgentStreamDecoder {
     /// Batched updates merge across the whole chunk, so a batched chunk is drained once, at its
     /// end.
     pub(crate) fn feed_and_drain(&mut self, bytes: &Uint8Array) -> Result<JsValue, JsValue> {
+        // Freed at the end of the call, as wasm-bindgen frees what it copies in: a decoder left
+        // unfreed does not keep a chunk's worth of memory.
+        let mut input = Vec::new();
         let len = bytes.length() as usize;
         if len <= FEED_SLICE {
-            copy_bytes(bytes, &mut self.input);
-            self.stream.feed(&self.input);
+            copy_bytes(bytes, &mut input);
+            self.stream.feed(&input);
             return self.drain();
         }
         let per_event = !self.stream.assembler().options().coalesce;
@@ -149,8 +148,8 @@ impl JsAgentStreamDecoder {
         let mut start = 0;
         while start < len {
             let end = len.min(start + FEED_SLICE);
-            copy_bytes(&bytes.subarray(start as u32, end as u32), &mut self.input);
-            self.stream.feed(&self.input);
+            copy_bytes(&bytes.subarray(start as u32, end as u32), &mut input);
+            self.stream.feed(&input);
             if per_event {
                 self.drain_into(&updates)?;
             }
