@@ -12,6 +12,13 @@ use agentwire::dialect::agent_api::{
 use agentwire::ErrorCode;
 use serde_json::{json, Value};
 
+/// The agentscope-runtime captures in `shared/fixtures/agentscope-runtime/`.
+const AGENTSCOPE_FIXTURES: [&str; 3] = [
+    "process-raw.sse",
+    "process-text.sse",
+    "process-agentscope.sse",
+];
+
 fn events_of(sse: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     let mut d = agentwire::sse::SseDecoder::new();
@@ -100,11 +107,7 @@ fn assert_matches_server(ours: &AgentResponse, server: &AgentResponse) {
 
 #[test]
 fn every_fixture_event_round_trips_through_the_model() {
-    for name in [
-        "process-raw.sse",
-        "process-text.sse",
-        "process-agentscope.sse",
-    ] {
+    for name in AGENTSCOPE_FIXTURES {
         let bytes = common::fixture(&format!("agentscope-runtime/{name}"));
         for data in events_of(&bytes) {
             let event = AgentEvent::parse(&data).unwrap();
@@ -322,11 +325,7 @@ fn json_and_split(chunks: &[&[u8]], options: AssemblerOptions) -> (Vec<Value>, V
 
 #[test]
 fn split_updates_build_the_same_updates_as_json() {
-    for name in [
-        "process-raw.sse",
-        "process-text.sse",
-        "process-agentscope.sse",
-    ] {
+    for name in AGENTSCOPE_FIXTURES {
         let bytes = common::fixture(&format!("agentscope-runtime/{name}"));
         for coalesce in [false, true] {
             let options = AssemblerOptions {
