@@ -19,6 +19,17 @@ const AGENTSCOPE_FIXTURES: [&str; 3] = [
     "process-agentscope.sse",
 ];
 
+/// The text deltas among `updates`, in order.
+fn deltas(updates: &[StreamUpdate]) -> Vec<&str> {
+    updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn events_of(sse: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     let mut d = agentwire::sse::SseDecoder::new();
@@ -195,14 +206,7 @@ fn text_mode_deltas_before_any_message_event_create_the_message() {
         .position(|u| matches!(u, StreamUpdate::Content { .. }))
         .unwrap();
     assert!(first_msg < first_content);
-    let deltas: String = updates
-        .iter()
-        .filter_map(|u| match u {
-            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(deltas, "Echo: hello world");
+    assert_eq!(deltas(&updates).concat(), "Echo: hello world");
 }
 
 #[test]
@@ -231,15 +235,10 @@ fn coalesced_updates_carry_the_same_text_in_fewer_deltas() {
     let (plain, plain_updates) = assemble(&[&bytes], false);
     let (co, co_updates) = assemble(&[&bytes], true);
     assert_eq!(plain, co);
-    let text = |us: &[StreamUpdate]| -> String {
-        us.iter()
-            .filter_map(|u| match u {
-                StreamUpdate::TextDelta { delta, .. } => Some(delta.clone()),
-                _ => None,
-            })
-            .collect()
-    };
-    assert_eq!(text(&plain_updates), text(&co_updates));
+    assert_eq!(
+        deltas(&plain_updates).concat(),
+        deltas(&co_updates).concat()
+    );
     let count = |us: &[StreamUpdate]| {
         us.iter()
             .filter(|u| matches!(u, StreamUpdate::TextDelta { .. }))
@@ -801,14 +800,7 @@ fn a_stream_of_many_messages_holds_only_the_one_under_way() {
     assert_eq!(held, 1, "at most the message under way is held");
     assert!(r.output.is_empty());
     assert_eq!(r.status, RunStatus::Completed);
-    let text: String = updates
-        .iter()
-        .filter_map(|u| match u {
-            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(text, expected);
+    assert_eq!(deltas(&updates).concat(), expected);
     let completed = updates
         .iter()
         .filter(|u| matches!(u, StreamUpdate::Message { message } if message.status == Some(RunStatus::Completed)))
@@ -858,14 +850,7 @@ fn events_for_a_released_message_are_skipped_and_reported() {
             ),
         ]
     );
-    let text: Vec<&str> = updates
-        .iter()
-        .filter_map(|u| match u {
-            StreamUpdate::TextDelta { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(text, ["Hi"]);
+    assert_eq!(deltas(&updates), ["Hi"]);
     assert_eq!(r.status, RunStatus::Completed);
     assert_eq!(ids(&r.output), ["m2"]);
     assert_eq!(r.output[0].status, Some(RunStatus::Incomplete));
