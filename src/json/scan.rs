@@ -281,19 +281,27 @@ impl<'a> Members<'a> {
                 // A plain non-negative integer (sequence numbers, indexes) is read as it is
                 // scanned; anything else (a sign, a fraction, an exponent, a leading zero) takes
                 // scan_number and the general reading below.
+                // Up to 19 digits always fit a u64, so the loop multiplies without an overflow
+                // check (on wasm32 a checked 64-bit multiply is a call to a 128-bit multiply);
+                // longer runs of digits are read again with the check.
                 let mut end = i;
-                let mut n = Some(0u64);
+                let mut n = 0u64;
                 while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
-                    n = n.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+                    n = n.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
                     end += 1;
                 }
                 let plain = end > i
                     && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
                     && (end == i + 1 || b.get(i) != Some(&b'0'));
                 let value = if plain {
-                    match n {
-                        Some(n) => Scanned::UInt(n),
-                        None => Scanned::Raw(text.get(i..end)?), // does not fit u64
+                    let digits = text.get(i..end)?;
+                    if digits.len() <= 19 {
+                        Scanned::UInt(n)
+                    } else {
+                        match digits.parse::<u64>() {
+                            Ok(n) => Scanned::UInt(n),
+                            Err(_) => Scanned::Raw(digits), // does not fit u64
+                        }
                     }
                 } else {
                     let (number_end, integer) = scan_number(b, i)?;
@@ -374,6 +382,14 @@ mod tests {
         assert_eq!(m[1].1, Scanned::UInt(u64::MAX));
         assert_eq!(m[2].1, Scanned::Raw("18446744073709551616"));
         assert_eq!(m[3].1, Scanned::Raw("0e1"));
+        // The longest integers read without an overflow check (19 digits), and longer ones.
+        let m = members(
+            r#"{"a":9999999999999999999,"b":10000000000000000000,"c":99999999999999999999}"#,
+        )
+        .unwrap();
+        assert_eq!(m[0].1, Scanned::UInt(9_999_999_999_999_999_999));
+        assert_eq!(m[1].1, Scanned::UInt(10_000_000_000_000_000_000));
+        assert_eq!(m[2].1, Scanned::Raw("99999999999999999999"));
         assert_eq!(members("{}").unwrap(), vec![]);
     }
 
