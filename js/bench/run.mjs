@@ -7,7 +7,7 @@
 //                         [profile] [native] [variants]  (on request: where the time goes)
 //     profile   V8 CPU profile of AgentStreamDecoder by stage (needs the sizes group's named wasm)
 //     native    examples/bench_stream.rs at opt-level z and 3, timed and counted with callgrind
-//     variants  the wasm built at opt-level s, 3, and z with the hot crates at 3: size and speed
+//     variants  the wasm at other optimization settings (variants.mjs): size and speed
 //   AGENTWIRE_BENCH_RUNS=7                               timed runs per measurement
 //   AGENTWIRE_BENCH_MODULES=stream,memory                only these modules
 //   AGENTWIRE_BENCH_FEATURES="agent-api agent-api,tools acp agentx atlas" the feature builds to size ("" for none)
@@ -317,7 +317,7 @@ if (groups.includes("variants")) {
   for (const r of rows) {
     const size = r.wasm ? `  wasm ${kb(r.wasm.raw)} raw, ${kb(r.wasm.gzip)} gzip` : "";
     const ratios = r.ratios ? "  " + Object.entries(r.ratios).map(([k, v]) => `×${v.toFixed(2)} vs ${k.replace("eventsource-parser ", "")}`).join(", ") : "";
-    console.log(`  ${r.variant.padEnd(42)} ${r.mode.padEnd(11)} ${fmt(r.medianMs).padStart(8)} ms ${fmt(r.mbPerSec).padStart(7)} MB/s${ratios}${size}`);
+    console.log(`  ${r.variant.padEnd(38)} ${r.mode.padEnd(11)} ${fmt(r.medianMs).padStart(8)} ms ${fmt(r.mbPerSec).padStart(7)} MB/s${ratios}${size}`);
   }
 }
 writeFileSync(join(benchDir, "results.json"), JSON.stringify(results, null, 2));
