@@ -37,10 +37,13 @@ done
 # The glue wasm-bindgen wrote (each target's agentwire*.js and the snippets it imports) minified with
 # terser (npm): 28 KB gzipped becomes 10 KB. Class names are kept (stack traces, `constructor.name`);
 # the exports, the wasm imports' names and the TypeScript layer (compiled below) are untouched.
+# (A build without the Agent API has no snippets: nullglob drops the pattern.)
+shopt -s nullglob
 for f in "$out"/{web,bundler,node}/agentwire*.js "$out"/{web,bundler,node}/snippets/*/src/wasm/*.js; do
   node_modules/.bin/terser "$f" --module --compress --mangle --keep-classnames -o "$f.min"
   mv "$f.min" "$f"
 done
+shopt -u nullglob
 # The generated .d.ts describe the raw wasm exports with `any`; they are internal (not in the
 # package's exports map) but are type-checked by users' compilers: make them `unknown`.
 node scripts/no-any.mjs "$out"/{web,bundler,node}/agentwire.d.ts "$out"/{web,bundler,node}/agentwire_bg.wasm.d.ts
