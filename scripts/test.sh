@@ -75,7 +75,10 @@ fi
 if ! skip features; then
   step "feature build: only the Agent API (AGENTWIRE_FEATURES=agent-api, into target/pkg-agent-api)"
   AGENTWIRE_FEATURES=agent-api AGENTWIRE_PKG=target/pkg-agent-api ./scripts/build.sh
-  AGENTWIRE_PKG=target/pkg-agent-api node --test --test-reporter=spec js/test/features/
+  AGENTWIRE_PKG=target/pkg-agent-api node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
+  step "feature build: only AgentX, a build without the Agent API's snippet (AGENTWIRE_FEATURES=agentx)"
+  AGENTWIRE_FEATURES=agentx AGENTWIRE_PKG=target/pkg-agentx ./scripts/build.sh
+  AGENTWIRE_PKG=target/pkg-agentx node --test --test-reporter=spec js/test/features/agentx-only.test.mjs
 fi
 
 if ! skip fuzz; then
