@@ -879,7 +879,7 @@ fn releasing_a_message_before_another_keeps_the_others_updates_right() {
         "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m2\",\"text\":\" more\"}\n\n",
         "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m2\",\"text\":\" still\"}\n\n",
     );
-    let deltas = |us: &[StreamUpdate]| -> Vec<(String, String)> {
+    let deltas_by_message = |us: &[StreamUpdate]| -> Vec<(String, String)> {
         us.iter()
             .filter_map(|u| match u {
                 StreamUpdate::TextDelta { msg_id, delta, .. } => {
@@ -907,13 +907,13 @@ fn releasing_a_message_before_another_keeps_the_others_updates_right() {
         let (kept, kept_updates) = run(true);
         assert_eq!(ids(&kept.output), ["m1", "m2"]);
         assert_eq!(
-            deltas(&updates),
-            deltas(&kept_updates),
+            deltas_by_message(&updates),
+            deltas_by_message(&kept_updates),
             "coalesce {coalesce}"
         );
         assert_eq!(updates, kept_updates, "coalesce {coalesce}");
         if !coalesce {
-            let got: Vec<String> = deltas(&updates)
+            let got: Vec<String> = deltas_by_message(&updates)
                 .iter()
                 .map(|(id, d)| format!("{id}:{d}"))
                 .collect();
