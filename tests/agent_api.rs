@@ -283,6 +283,8 @@ fn entries(table: &[u32]) -> Vec<&[u32]> {
             SplitUpdates::JSON => 1,
             SplitUpdates::CONTENT_TEXT => 3,
             SplitUpdates::TEXT_DELTA => 6,
+            SplitUpdates::PLAIN_MESSAGE => 12,
+            SplitUpdates::PLAIN_CONTENT => 17,
             _ => 2 + 4 * table[i + 1] as usize,
         };
         out.push(&table[i..i + len]);
@@ -364,8 +366,9 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
         delta("m2", "\u{1F680}"),
     ]
     .concat();
-    // A completing `content` event (its text travels in the split text) and one with a field
-    // after `text` (kept in the JSON, so the key order stays serde's).
+    // A completing `content` event (a plain content: built from the table, its text in the split
+    // text), one with an `error` (its JSON without the text, which travels in the split text),
+    // and one with a field after `text` (kept in the JSON, so the key order stays serde's).
     let complete = |m: &str, t: &str, extra: Value| {
         let mut c = json!({"object": "content", "msg_id": m, "index": 0, "type": "text", "text": t, "status": "completed"});
         c.as_object_mut()
@@ -376,6 +379,7 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     let ends = [
         complete("m1", "caf\u{e9} \u{1F600}!\u{6771}\u{4EAC}", json!({})),
         complete("m2", "\"quoted\"\n\\\u{1F680}", json!({"annotations": []})),
+        complete("m3", "x", json!({"error": {"code": "E", "message": "m"}})),
     ]
     .concat();
     let (j, s) = json_and_split(
@@ -387,13 +391,18 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     st.feed(ends.as_bytes());
     let mut split = SplitUpdates::default();
     st.assembler_mut().drain_updates_split(&mut split);
-    let moved = split
-        .table
-        .iter()
-        .filter(|&&k| k == SplitUpdates::CONTENT_TEXT)
+    let moved = entries(&split.table)
+        .into_iter()
+        .filter(|e| e[0] == SplitUpdates::CONTENT_TEXT)
         .count();
     assert_eq!(moved, 1, "{:?}", split.table);
+    let plain_with_text = entries(&split.table)
+        .into_iter()
+        .filter(|e| e[0] == SplitUpdates::PLAIN_CONTENT && e[4] & 32 != 0)
+        .count();
+    assert_eq!(plain_with_text, 1, "{:?}", split.table);
     assert!(!split.json.contains("caf"), "{}", split.json);
+    assert!(split.json.contains(r#""code":"E""#) && !split.json.contains(r#""text":"x""#));
     assert!(split.json.contains(r#"\"quoted"#) && split.json.contains("annotations"));
     let deltas: Vec<&str> = s
         .iter()
@@ -417,7 +426,10 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     st.assembler_mut().drain_updates_split(&mut split);
     assert_eq!(
         split.text,
-        "m1caf\u{e9} \u{1F600}!m2\"quoted\"\n\\m1\u{6771}\u{4EAC}m2\u{1F680}"
+        concat!(
+            "m1messagein_progresstextin_progresscaf\u{e9} \u{1F600}!",
+            "m2messagein_progresstextin_progress\"quoted\"\n\\m1\u{6771}\u{4EAC}m2\u{1F680}"
+        )
     );
     let deltas: Vec<&[u32]> = entries(&split.table)
         .into_iter()
@@ -426,11 +438,24 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     assert_eq!(
         deltas,
         [
-            &[1, 0, 2, 0, 2, 7][..],
-            &[1, 0, 2, 0, 7, 10],
-            &[1, 10, 12, 0, 12, 22],
-            &[1, 22, 24, 0, 24, 26],
-            &[1, 26, 28, 0, 28, 30],
+            &[1, 0, 2, 0, 35, 40][..],
+            &[1, 0, 2, 0, 40, 43],
+            &[1, 43, 45, 0, 78, 88],
+            &[1, 88, 90, 0, 90, 92],
+            &[1, 92, 94, 0, 94, 96],
+        ]
+    );
+    // The message and content a first delta announces are plain: built from the table, their
+    // strings in the text, the message id reused from the message's entry.
+    let plain: Vec<&[u32]> = entries(&split.table)
+        .into_iter()
+        .filter(|e| e[0] >= SplitUpdates::PLAIN_MESSAGE)
+        .collect();
+    assert_eq!(
+        plain[..2],
+        [
+            &[4, 0b11, 0, 2, 2, 9, 9, 20, 0, 0, 0, 0][..],
+            &[5, 0, 2, 0, 0b1101, 20, 24, 0, 0, 0, 2, 24, 35, 0, 0, 0, 0],
         ]
     );
 }

@@ -1,13 +1,17 @@
 // The Agent API stream updates of one drain, built from their split form (Rust:
 // `agentwire::dialect::agent_api::SplitUpdates`, written by `Assembler::drain_updates_split`):
-// the updates other than text deltas arrive as one JSON text, and streamed text (the deltas, and
-// the texts of `content` and `done` updates) as offsets into one string, so that text is neither
-// escaped in wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this
-// file next to the glue, under snippets/). Only the fixed key `text` is ever assigned.
+// plain message and content updates and text deltas as numbers in a table, the other updates as
+// one JSON text, and every string of the table and the streamed text (the deltas, and the texts
+// of `content` and `done` updates) as offsets into one string, so that text is neither escaped in
+// wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this file next to
+// the glue, under snippets/). Only fixed keys are ever assigned, never one read from the input.
 
 const JSON_ENTRY = 0;
 const TEXT_DELTA = 1;
 const CONTENT_TEXT = 2;
+const PLAIN_MESSAGE = 4;
+const PLAIN_CONTENT = 5;
+const TWO_32 = 4294967296;
 
 /** Puts a response's texts back: `table` from `i` holds their count, then per text the message's
  * position in `output`, the content's position, the start and end. Returns the index after them. */
@@ -43,7 +47,9 @@ export function buildResponse(json, text, table) {
  * @param {Uint32Array} table per update: 0 (the next update of `json`); 1 and the message id's
  *   start and end, the content's index, the delta's start and end (a text delta); or 2 and a
  *   start and end (the next update of `json`, whose `content.text` that is); or 3 and a response's
- *   texts (the next update of `json`, a `done`: see `buildResponse`). Offsets are UTF-16 offsets
+ *   texts (the next update of `json`, a `done`: see `buildResponse`); 4 and a plain message
+ *   update, 5 and a plain content update (built here, field by field in serde's order: see
+ *   `SplitUpdates::PLAIN_MESSAGE` and `PLAIN_CONTENT` for their numbers). Offsets are UTF-16 offsets
  *   into `text`. A view into wasm memory: read before anything else runs in wasm.
  * @param {object[] | undefined} into an array to append the updates to (a chunk fed in slices)
  * @returns {object[]} the updates (`StreamUpdate[]`): `into`, or a new array
@@ -73,6 +79,28 @@ export function buildStreamUpdates(json, text, table, into) {
       }
       updates.push({ type: "textDelta", msgId, index: table[i + 3], delta: text.substring(table[i + 4], table[i + 5]) });
       i += 6;
+    } else if (kind === PLAIN_MESSAGE) {
+      const f = table[i + 1];
+      const message = { object: "message" };
+      if (f & 1) message.id = text.substring(table[i + 2], table[i + 3]);
+      message.type = text.substring(table[i + 4], table[i + 5]);
+      if (f & 2) message.status = text.substring(table[i + 6], table[i + 7]);
+      if (f & 4) message.role = text.substring(table[i + 8], table[i + 9]);
+      message.content = [];
+      if (f & 8) message.sequence_number = table[i + 10] * TWO_32 + table[i + 11];
+      updates.push({ type: "message", message });
+      i += 12;
+    } else if (kind === PLAIN_CONTENT) {
+      const f = table[i + 4];
+      const content = { object: "content", type: text.substring(table[i + 5], table[i + 6]) };
+      if (f & 1) content.index = table[i + 7];
+      if (f & 2) content.delta = table[i + 8] === 1;
+      if (f & 4) content.msg_id = text.substring(table[i + 9], table[i + 10]);
+      if (f & 8) content.status = text.substring(table[i + 11], table[i + 12]);
+      if (f & 16) content.sequence_number = table[i + 13] * TWO_32 + table[i + 14];
+      if (f & 32) content.text = text.substring(table[i + 15], table[i + 16]);
+      updates.push({ type: "content", msgId: text.substring(table[i + 1], table[i + 2]), index: table[i + 3], content });
+      i += 17;
     } else if (kind === CONTENT_TEXT) {
       const u = others[next++];
       u.content.text = text.substring(table[i + 1], table[i + 2]);

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentwire, shared } from "../helpers.mjs";
 
-const { AgentStreamDecoder, SseDecoder, ProtocolError } = await agentwire();
+const { AgentStreamDecoder, SseDecoder, ProtocolError, encodeAgentEvent } = await agentwire();
 const fixture = (p) => readFileSync(join(shared, "fixtures", p));
 
 test("AgentStreamDecoder assembles every agentscope-runtime fixture identically at any chunking", () => {
@@ -72,6 +72,51 @@ test("updates and the response carry text exactly: UTF-16 offsets, escapes, JSON
       d.free();
     }
   }
+});
+
+test("message and content updates built from the table are what serde writes, key order included", () => {
+  // Plain message and content updates cross as numbers and strings (SplitUpdates::PLAIN_MESSAGE,
+  // PLAIN_CONTENT), not JSON: each must stringify exactly as serde encodes the same object. Real
+  // server bytes, then events with every optional field absent or set, a status this version does
+  // not know, non-ASCII ids and a sequence number beyond 2^32; and contents that are not plain
+  // (an error, a field after `text`, data) through the JSON beside them.
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const made = [
+    { object: "message", id: "m\u00e9", type: "message", status: "created", role: "assistant", content: [], sequence_number: 2 ** 32 + 5 },
+    { object: "message", id: "m2", type: "reasoning" },
+    { object: "content", msg_id: "m\u00e9", index: 0, delta: true, type: "text", text: "a\u{1F600}", sequence_number: 7 },
+    { object: "content", msg_id: "m\u00e9", index: 0, type: "text", status: "paused-by-server", text: "a\u{1F600}b", delta: false },
+    { object: "content", msg_id: "m2", type: "text", status: "failed", text: "x", error: { code: "E", message: "boom" } },
+    { object: "content", msg_id: "m2", index: 1, type: "data", data: { k: [1] }, status: "completed" },
+    { object: "content", msg_id: "m2", index: 2, type: "text", text: "y", annotations: [] },
+    { object: "message", id: "m2", type: "reasoning", status: "completed", role: "assistant", content: [], metadata: { k: 1 } },
+  ];
+  const streams = [
+    fixture("agentscope-runtime/process-text.sse"),
+    fixture("agentscope-runtime/process-agentscope.sse"),
+    new TextEncoder().encode(made.map(ev).join("")),
+  ];
+  let plain = 0;
+  for (const bytes of streams) {
+    for (const options of [{}, { batch: true }]) {
+      const d = new AgentStreamDecoder(options);
+      const updates = [...d.feed(bytes), ...d.finish()];
+      d.free();
+      for (const u of updates) {
+        const object = u.type === "message" ? u.message : u.type === "content" ? u.content : undefined;
+        if (object === undefined) continue;
+        assert.equal(`data: ${JSON.stringify(object)}\n\n`, encodeAgentEvent(object));
+        if (u.type === "content") assert.deepEqual(Object.keys(u), ["type", "msgId", "index", "content"]);
+        plain += 1;
+      }
+    }
+  }
+  assert.ok(plain > 20, `${plain} message and content updates`);
+  const d = new AgentStreamDecoder();
+  const [first] = d.feed(streams[2]);
+  d.free();
+  assert.equal(first.message.sequence_number, 2 ** 32 + 5);
+  assert.equal(first.message.id, "m\u00e9");
 });
 
 test("a chunk over 64 KiB gives the same updates per event as small chunks (it is decoded in slices)", () => {

@@ -1335,9 +1335,10 @@ impl Assembler {
     }
 
     /// Takes the updates recorded since the last drain into `out` (cleared first) in split form:
-    /// the JSON of the updates other than text deltas, and the streamed text beside it (the
-    /// deltas, and the texts of `content` and `done` updates), the form a JavaScript caller builds
-    /// the update objects from without the text being escaped and parsed (see [`SplitUpdates`]).
+    /// text deltas and plain message and content updates as numbers, the JSON of the other
+    /// updates, and the streamed text beside them (the deltas, the texts of `content` and `done`
+    /// updates, the strings of the plain updates), the form a JavaScript caller builds the update
+    /// objects from without the text being escaped and parsed (see [`SplitUpdates`]).
     /// The same updates as [`drain_updates_json`](Self::drain_updates_json), in the same order.
     pub fn drain_updates_split(&mut self, out: &mut SplitUpdates) {
         out.clear();
@@ -1348,6 +1349,11 @@ impl Assembler {
             if let Some((msg_id, index, delta)) = text_delta_of(&self.response, p) {
                 out.push_text_delta(msg_id, index, delta);
                 continue;
+            }
+            if let Pending::Owned(u) = p {
+                if out.push_plain(u) {
+                    continue;
+                }
             }
             if !first {
                 out.json.push(',');

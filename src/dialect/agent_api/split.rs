@@ -2,19 +2,21 @@
 //! offsets into one string, for a JavaScript caller that builds the objects without the text being
 //! escaped in wasm and parsed again in JavaScript (`src/wasm/updates.js` builds them).
 
-use super::model::{AgentResponse, Content};
+use super::model::{AgentResponse, Content, Message};
+use super::StreamUpdate;
 use crate::json::write::write_value;
 
 /// Stream updates (written by
 /// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
 /// (written by [`Assembler::response_split`](super::Assembler::response_split)) in two parts: the
 /// structure as JSON, and streamed text as offsets into one string. Text deltas, the most frequent
-/// update, are only offsets; the text of `content` updates and of the text contents of a response
-/// (`done`, or the response itself) are left out of the JSON and put back by the reader. A
-/// JavaScript reader needs one `JSON.parse` and a `substring` per text.
+/// update, are only offsets, and plain message and content updates numbers and offsets; the text
+/// of other `content` updates and of the text contents of a response (`done`, or the response
+/// itself) are left out of the JSON and put back by the reader. A JavaScript reader needs one
+/// `JSON.parse` and a `substring` per string.
 ///
-/// For example the updates `[{"type":"message",…}, textDelta m1/0 "Hé", textDelta m1/0 "!"]`
-/// are `json` = `[{"type":"message",…}]`, `text` = `m1Hé!`, `table` = `[0, 1,0,2,0,2,4,
+/// For example the updates `[{"type":"issue",…}, textDelta m1/0 "Hé", textDelta m1/0 "!"]`
+/// are `json` = `[{"type":"issue",…}]`, `text` = `m1Hé!`, `table` = `[0, 1,0,2,0,2,4,
 /// 1,0,2,0,4,5]`.
 ///
 /// A text is taken out of the JSON only where it is the last field serde writes for its content
@@ -22,11 +24,11 @@ use crate::json::write::write_value;
 /// key order as the whole JSON would.
 #[derive(Debug, Clone, Default)]
 pub struct SplitUpdates {
-    /// Updates: a JSON array of the updates that are not text deltas, in order (the shape of
-    /// `StreamUpdate[]`). A response: its JSON.
+    /// Updates: a JSON array of the updates that are neither text deltas nor plain message and
+    /// content updates, in order (the shape of `StreamUpdate[]`). A response: its JSON.
     pub json: String,
-    /// The texts, and the deltas' message ids, one after another (a message id is written once
-    /// for a run of deltas of the same message).
+    /// The texts, the deltas' message ids and the strings of plain updates, one after another
+    /// (a message id is written once for a run of updates of the same message).
     pub text: String,
     /// Updates: per update, in order, one entry:
     /// - [`SplitUpdates::JSON`]: the next update of `json`;
@@ -36,6 +38,23 @@ pub struct SplitUpdates {
     ///   update whose `content.text` is the text from the first to the second;
     /// - [`SplitUpdates::RESPONSE_TEXTS`] and a response's texts: the next update of `json`, a
     ///   `done` update whose `response` has those texts.
+    ///
+    /// - [`SplitUpdates::PLAIN_MESSAGE`] and eleven numbers: a `message` update whose message
+    ///   has no contents and nothing beyond `id`, `type`, `status`, `role` and `sequence_number`
+    ///   (every message update of a plain stream): which fields are set (bits 1, 2, 4, 8: `id`,
+    ///   `status`, `role`, `sequence_number`), the start and end of `id`, `type`, `status` and
+    ///   `role`, and `sequence_number` as its high and low 32 bits (absent fields: zeros);
+    /// - [`SplitUpdates::PLAIN_CONTENT`] and sixteen numbers: a `content` update whose content has
+    ///   nothing beyond `type`, `index`, `delta`, `msg_id`, `status`, `sequence_number` and
+    ///   `text`: the update's `msgId` (start, end) and `index`, which content fields are set (bits
+    ///   1, 2, 4, 8, 16, 32: `index`, `delta`, `msg_id`, `status`, `sequence_number`, `text`), the
+    ///   start and end of `type`, its `index`, `delta` (0 or 1), the start and end of `msg_id` and
+    ///   `status`, `sequence_number` (high, low), the start and end of `text`.
+    ///
+    /// Plain message and content updates are built from `table` rather than parsed: they are
+    /// nearly all the updates besides text deltas, and `JSON.parse` of their small objects cost
+    /// more than the rest of a batched drain (V8, 2026-11-21). A reader builds their fields in the
+    /// order serde writes them (the order of the struct's fields).
     ///
     /// A response's texts (also all of `table` for a response): their count `n`, then `n` times
     /// the message's position in `output`, the content's position in its `content`, the text's
@@ -60,6 +79,10 @@ impl SplitUpdates {
     pub const CONTENT_TEXT: u32 = 2;
     /// A `table` entry: the next update of `json`, a `done` whose response's texts follow.
     pub const RESPONSE_TEXTS: u32 = 3;
+    /// A `table` entry: a plain `message` update, whose eleven numbers follow.
+    pub const PLAIN_MESSAGE: u32 = 4;
+    /// A `table` entry: a plain `content` update, whose sixteen numbers follow.
+    pub const PLAIN_CONTENT: u32 = 5;
 
     /// Empties the three parts (their buffers are kept).
     pub fn clear(&mut self) {
@@ -71,16 +94,7 @@ impl SplitUpdates {
     }
 
     pub(super) fn push_text_delta(&mut self, msg_id: &str, index: u32, delta: &str) {
-        let (id_start, id_end) = match self.last_id {
-            Some((s, e, us, ue)) if self.text.get(s..e) == Some(msg_id) => (us, ue),
-            _ => {
-                let s = self.text.len();
-                let us = self.units;
-                self.push_text(msg_id);
-                self.last_id = Some((s, self.text.len(), us, self.units));
-                (us, self.units)
-            }
-        };
+        let (id_start, id_end) = self.push_id(Some(msg_id));
         let start = self.units;
         self.push_text(delta);
         self.table.extend_from_slice(&[
@@ -91,6 +105,108 @@ impl SplitUpdates {
             start,
             self.units,
         ]);
+    }
+
+    /// Writes `update` as a [`SplitUpdates::PLAIN_MESSAGE`] or [`SplitUpdates::PLAIN_CONTENT`]
+    /// entry if it is one of those; says whether it did.
+    pub(super) fn push_plain(&mut self, update: &StreamUpdate) -> bool {
+        match update {
+            StreamUpdate::Message { message } if is_plain_message(message) => {
+                let m = message;
+                let flags = u32::from(m.id.is_some())
+                    | u32::from(m.status.is_some()) << 1
+                    | u32::from(m.role.is_some()) << 2
+                    | u32::from(m.sequence_number.is_some()) << 3;
+                let id = self.push_id(m.id.as_deref());
+                let kind = self.push_str(Some(m.kind.as_str()));
+                let status = self.push_str(m.status.as_ref().map(|s| s.as_str()));
+                let role = self.push_str(m.role.as_ref().map(|r| r.as_str()));
+                let (seq_hi, seq_lo) = split_u64(m.sequence_number);
+                self.table.extend_from_slice(&[
+                    Self::PLAIN_MESSAGE,
+                    flags,
+                    id.0,
+                    id.1,
+                    kind.0,
+                    kind.1,
+                    status.0,
+                    status.1,
+                    role.0,
+                    role.1,
+                    seq_hi,
+                    seq_lo,
+                ]);
+                true
+            }
+            StreamUpdate::Content {
+                msg_id,
+                index,
+                content,
+            } if is_plain_content(content) => {
+                let c = content;
+                let flags = u32::from(c.index.is_some())
+                    | u32::from(c.delta.is_some()) << 1
+                    | u32::from(c.msg_id.is_some()) << 2
+                    | u32::from(c.status.is_some()) << 3
+                    | u32::from(c.sequence_number.is_some()) << 4
+                    | u32::from(c.text.is_some()) << 5;
+                let update_id = self.push_id(Some(msg_id));
+                let kind = self.push_str(Some(c.kind.as_str()));
+                let content_id = self.push_id(c.msg_id.as_deref());
+                let status = self.push_str(c.status.as_ref().map(|s| s.as_str()));
+                let (seq_hi, seq_lo) = split_u64(c.sequence_number);
+                let text = self.push_str(c.text.as_deref());
+                self.table.extend_from_slice(&[
+                    Self::PLAIN_CONTENT,
+                    update_id.0,
+                    update_id.1,
+                    *index,
+                    flags,
+                    kind.0,
+                    kind.1,
+                    c.index.unwrap_or(0),
+                    u32::from(c.delta == Some(true)),
+                    content_id.0,
+                    content_id.1,
+                    status.0,
+                    status.1,
+                    seq_hi,
+                    seq_lo,
+                    text.0,
+                    text.1,
+                ]);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes `s` to `text`; its start and end (`(0, 0)` for `None`).
+    fn push_str(&mut self, s: Option<&str>) -> (u32, u32) {
+        match s {
+            Some(s) => {
+                let start = self.units;
+                self.push_text(s);
+                (start, self.units)
+            }
+            None => (0, 0),
+        }
+    }
+
+    /// Writes a message id to `text`, or reuses the last one written if it is the same; its
+    /// start and end (`(0, 0)` for `None`).
+    fn push_id(&mut self, id: Option<&str>) -> (u32, u32) {
+        let Some(id) = id else { return (0, 0) };
+        match self.last_id {
+            Some((s, e, us, ue)) if self.text.get(s..e) == Some(id) => (us, ue),
+            _ => {
+                let s = self.text.len();
+                let us = self.units;
+                self.push_text(id);
+                self.last_id = Some((s, self.text.len(), us, self.units));
+                (us, self.units)
+            }
+        }
     }
 
     /// Records a `content` update's text (its JSON, without it, was written to `json`).
@@ -188,6 +304,67 @@ impl SplitUpdates {
                     i = put_texts(u.get_mut("response")?, &texts, t, i + 1)?;
                     out.push(u);
                 }
+                Self::PLAIN_MESSAGE => {
+                    let e = t.get(i + 1..i + 12)?;
+                    let flags = e[0];
+                    let mut m = serde_json::Map::new();
+                    m.insert("object".into(), "message".into());
+                    let text = |bit: u32, at: usize| -> Option<Option<String>> {
+                        Some(if flags & bit != 0 {
+                            Some(texts.get(e[at], e[at + 1])?)
+                        } else {
+                            None
+                        })
+                    };
+                    if let Some(id) = text(1, 1)? {
+                        m.insert("id".into(), id.into());
+                    }
+                    m.insert("type".into(), texts.get(e[3], e[4])?.into());
+                    if let Some(status) = text(2, 5)? {
+                        m.insert("status".into(), status.into());
+                    }
+                    if let Some(role) = text(4, 7)? {
+                        m.insert("role".into(), role.into());
+                    }
+                    m.insert("content".into(), serde_json::Value::Array(Vec::new()));
+                    if flags & 8 != 0 {
+                        m.insert("sequence_number".into(), join_u64(e[9], e[10]).into());
+                    }
+                    out.push(serde_json::json!({ "type": "message", "message": m }));
+                    i += 12;
+                }
+                Self::PLAIN_CONTENT => {
+                    let e = t.get(i + 1..i + 17)?;
+                    let flags = e[3];
+                    let mut c = serde_json::Map::new();
+                    c.insert("object".into(), "content".into());
+                    c.insert("type".into(), texts.get(e[4], e[5])?.into());
+                    if flags & 1 != 0 {
+                        c.insert("index".into(), e[6].into());
+                    }
+                    if flags & 2 != 0 {
+                        c.insert("delta".into(), (e[7] != 0).into());
+                    }
+                    if flags & 4 != 0 {
+                        c.insert("msg_id".into(), texts.get(e[8], e[9])?.into());
+                    }
+                    if flags & 8 != 0 {
+                        c.insert("status".into(), texts.get(e[10], e[11])?.into());
+                    }
+                    if flags & 16 != 0 {
+                        c.insert("sequence_number".into(), join_u64(e[12], e[13]).into());
+                    }
+                    if flags & 32 != 0 {
+                        c.insert("text".into(), texts.get(e[14], e[15])?.into());
+                    }
+                    out.push(serde_json::json!({
+                        "type": "content",
+                        "msgId": texts.get(e[0], e[1])?,
+                        "index": e[2],
+                        "content": c,
+                    }));
+                    i += 17;
+                }
                 _ => return None,
             }
         }
@@ -260,6 +437,42 @@ pub(super) fn write_response(
 ) {
     out.clear();
     out.push_response(response, |json, r| write_value(json, scratch, r));
+}
+
+/// `n` as its high and low 32 bits (`(0, 0)` for `None`).
+fn split_u64(n: Option<u64>) -> (u32, u32) {
+    let n = n.unwrap_or(0);
+    ((n >> 32) as u32, n as u32)
+}
+
+fn join_u64(hi: u32, lo: u32) -> u64 {
+    u64::from(hi) << 32 | u64::from(lo)
+}
+
+/// Whether a message update's message is written as a [`SplitUpdates::PLAIN_MESSAGE`] entry.
+fn is_plain_message(m: &Message) -> bool {
+    m.content.is_empty()
+        && m.code.is_none()
+        && m.message.is_none()
+        && m.usage.is_none()
+        && m.metadata.is_none()
+        && m.error.is_none()
+        && m.extra.is_empty()
+}
+
+/// Whether a content update's content is written as a [`SplitUpdates::PLAIN_CONTENT`] entry.
+fn is_plain_content(c: &Content) -> bool {
+    c.error.is_none()
+        && c.image_url.is_none()
+        && c.data.is_none()
+        && c.format.is_none()
+        && c.file_url.is_none()
+        && c.file_id.is_none()
+        && c.filename.is_none()
+        && c.file_data.is_none()
+        && c.refusal.is_none()
+        && c.video_url.is_none()
+        && c.extra.is_empty()
 }
 
 fn clamp(n: usize) -> u32 {
