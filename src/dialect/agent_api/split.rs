@@ -462,17 +462,7 @@ fn is_plain_message(m: &Message) -> bool {
 
 /// Whether a content update's content is written as a [`SplitUpdates::PLAIN_CONTENT`] entry.
 fn is_plain_content(c: &Content) -> bool {
-    c.error.is_none()
-        && c.image_url.is_none()
-        && c.data.is_none()
-        && c.format.is_none()
-        && c.file_url.is_none()
-        && c.file_id.is_none()
-        && c.filename.is_none()
-        && c.file_data.is_none()
-        && c.refusal.is_none()
-        && c.video_url.is_none()
-        && c.extra.is_empty()
+    c.error.is_none() && nothing_after_text(c)
 }
 
 fn clamp(n: usize) -> u32 {
@@ -482,8 +472,12 @@ fn clamp(n: usize) -> u32 {
 /// Whether a content has a `text` that is the last field its JSON has (no field serde writes
 /// after it is set), so adding it to the parsed object last keeps the JSON's key order.
 pub(super) fn text_is_last(c: &Content) -> bool {
-    c.text.is_some()
-        && c.image_url.is_none()
+    c.text.is_some() && nothing_after_text(c)
+}
+
+/// Whether none of the fields serde writes after a content's `text` is set.
+fn nothing_after_text(c: &Content) -> bool {
+    c.image_url.is_none()
         && c.data.is_none()
         && c.format.is_none()
         && c.file_url.is_none()
