@@ -37,8 +37,7 @@ pub struct SplitUpdates {
     /// - [`SplitUpdates::CONTENT_TEXT`] and two numbers: the next update of `json`, a `content`
     ///   update whose `content.text` is the text from the first to the second;
     /// - [`SplitUpdates::RESPONSE_TEXTS`] and a response's texts: the next update of `json`, a
-    ///   `done` update whose `response` has those texts.
-    ///
+    ///   `done` update whose `response` has those texts;
     /// - [`SplitUpdates::PLAIN_MESSAGE`] and eleven numbers: a `message` update whose message
     ///   has no contents and nothing beyond `id`, `type`, `status`, `role` and `sequence_number`
     ///   (every message update of a plain stream): which fields are set (bits 1, 2, 4, 8: `id`,
