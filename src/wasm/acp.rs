@@ -14,14 +14,14 @@ use serde::{Deserialize, Serialize};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, Headers, Request, RequestCredentials, RequestInit, Response};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send,
-    text_of, Chunk,
+    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
+    read_chunk, send, text_of, Chunk,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -266,7 +266,7 @@ impl JsAcpClient {
     pub fn agents(&self) -> Promise {
         let transport = Rc::clone(&self.transport);
         let manifests = Rc::clone(&self.manifests);
-        future_to_promise(async move {
+        promise(async move {
             let text = transport
                 .body(&transport.client.list_agents(), None)
                 .await?;
@@ -288,7 +288,7 @@ impl JsAcpClient {
         let transport = Rc::clone(&self.transport);
         let manifests = Rc::clone(&self.manifests);
         let request = transport.client.read_agent(name);
-        future_to_promise(async move {
+        promise(async move {
             let text = transport.body(&request, None).await?;
             let agent: AgentManifest =
                 serde_json::from_str(&text).map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
@@ -315,7 +315,7 @@ impl JsAcpClient {
     pub fn read_run(&self, run_id: &str) -> Promise {
         let transport = Rc::clone(&self.transport);
         let request = transport.client.read_run(run_id);
-        future_to_promise(async move {
+        promise(async move {
             let text = transport.body(&request, None).await?;
             to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
         })
@@ -329,7 +329,7 @@ impl JsAcpClient {
     pub fn run_events(&self, run_id: &str) -> Promise {
         let transport = Rc::clone(&self.transport);
         let request = transport.client.run_events(run_id);
-        future_to_promise(async move {
+        promise(async move {
             let text = transport.body(&request, None).await?;
             to_js(&decode_events(&text).map_err(|e| acp_err(&e))?)
         })
@@ -521,7 +521,7 @@ impl Shared {
         self.exchanges.set(self.exchanges.get() + 1);
         let previous = self.tail.borrow_mut().take();
         let me = Rc::clone(self);
-        let promise = future_to_promise(async move {
+        let promise = promise(async move {
             if let Some(p) = previous {
                 let _ = JsFuture::from(p).await;
             }
@@ -976,7 +976,7 @@ impl JsAcpRunCall {
         self.shared.deliver()?;
         self.shared.follow_cancel();
         let s = Rc::clone(&self.shared);
-        Ok(future_to_promise(async move {
+        Ok(promise(async move {
             let id = s.run_id().await?;
             let request = s.transport.client.cancel_run(&id);
             let text = s.transport.body(&request, None).await?;

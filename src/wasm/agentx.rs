@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
 };
@@ -19,8 +19,8 @@ use web_sys::{
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send,
-    text_of, Chunk,
+    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
+    read_chunk, send, text_of, Chunk,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -271,7 +271,7 @@ impl JsAgentxClient {
         };
         Ok(JsAgentxChatHandle {
             decoder,
-            messages: future_to_promise(call.run()),
+            messages: promise(call.run()),
         })
     }
 }

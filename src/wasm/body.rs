@@ -14,10 +14,11 @@ use tsify::Ts;
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use super::convert::{to_js, to_ts};
 use super::error::{invalid_argument, js_error};
+use super::http::promise;
 pub use super::pattern::JsPattern;
 use crate::body::{
     builtin, check_payload_size, validate_body, validate_payload, Body, BodyError, BodySchema,
@@ -558,7 +559,7 @@ pub fn validate_payload_js(
             Ok(r) => Promise::resolve(&r),
             Err(e) => return Promise::reject(&unreadable(e)),
         };
-        return future_to_promise(async move {
+        return promise(async move {
             let buffer = JsFuture::from(read).await.map_err(unreadable)?;
             let bytes = Uint8Array::new(&buffer).to_vec();
             to_ts(&validate_payload(&bytes, schema.as_ref(), &limits)).map(JsValue::from)

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request,
     RequestCredentials, RequestInit,
@@ -22,8 +22,8 @@ use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    credentials_option, describe, event_stream_reader, fetch_option, read_chunk, send, text_of,
-    Chunk,
+    credentials_option, describe, event_stream_reader, fetch_option, promise, read_chunk, send,
+    text_of, Chunk,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -198,7 +198,7 @@ impl JsAgentClient {
         let decoder = Rc::clone(&call.decoder);
         Ok(JsAgentStreamHandle {
             decoder,
-            response: future_to_promise(call.run()),
+            response: promise(call.run()),
         })
     }
 }

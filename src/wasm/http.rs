@@ -1,5 +1,8 @@
 //! Small helpers every `fetch`-based client of the binding shares (Agent API, ACP, AgentX).
 
+use std::future::Future;
+use std::pin::Pin;
+
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -8,6 +11,13 @@ use web_sys::{ReadableStreamDefaultReader, Request, RequestCredentials, Response
 
 use super::error::{invalid_argument, js_error};
 use crate::transport::{truncate_body, TransportError};
+
+/// The `Promise` of an async method: `future` boxed as a trait object, so that the whole module has
+/// one instance of `future_to_promise` (about 9 KB of wasm each, one per future type otherwise).
+pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(future);
+    wasm_bindgen_futures::future_to_promise(future)
+}
 
 #[wasm_bindgen]
 extern "C" {
