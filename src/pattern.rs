@@ -212,31 +212,42 @@ impl ErrorCode for PatternError {
     /// `{"pattern": …, "position": …}` (byte offset, 0-based), plus `len`/`limit` for
     /// `pattern-too-long`, `limit` for `braces-too-deep` and `start`/`end` for `invalid-range`.
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
-            PatternError::Empty => json!({ "pattern": "" }),
+            PatternError::Empty => Details::new().field("pattern", "").into(),
             PatternError::TooLong {
                 pattern,
                 len,
                 limit,
-            } => json!({ "pattern": pattern, "len": len, "limit": limit }),
+            } => Details::new()
+                .field("pattern", pattern)
+                .field("len", len)
+                .field("limit", limit)
+                .into(),
             PatternError::TooDeeplyNested {
                 pattern,
                 position,
                 limit,
-            } => json!({ "pattern": pattern, "position": position, "limit": limit }),
+            } => Details::new()
+                .field("pattern", pattern)
+                .field("position", position)
+                .field("limit", limit)
+                .into(),
             PatternError::InvalidRange {
                 pattern,
                 position,
                 start,
                 end,
-            } => json!({
-                "pattern": pattern,
-                "position": position,
-                "start": start.to_string(),
-                "end": end.to_string(),
-            }),
-            other => json!({ "pattern": other.pattern(), "position": other.position() }),
+            } => Details::new()
+                .field("pattern", pattern)
+                .field("position", position)
+                .field("start", &start.to_string())
+                .field("end", &end.to_string())
+                .into(),
+            other => Details::new()
+                .field("pattern", &other.pattern())
+                .field("position", &other.position())
+                .into(),
         }
     }
 }

@@ -70,21 +70,26 @@ impl ErrorCode for TransportError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
-            TransportError::HttpStatus { status, body } => {
-                json!({ "status": status, "body": body })
+            TransportError::HttpStatus { status, body } => Details::new()
+                .field("status", status)
+                .field("body", body)
+                .into(),
+            TransportError::NotEventStream { content_type, body } => Details::new()
+                .field("contentType", content_type)
+                .field("body", body)
+                .into(),
+            TransportError::Network { reason } => Details::new().field("reason", reason).into(),
+            TransportError::Aborted => Details::new().into(),
+            TransportError::Stalled { timeout_ms } => {
+                Details::new().field("timeoutMs", timeout_ms).into()
             }
-            TransportError::NotEventStream { content_type, body } => {
-                json!({ "contentType": content_type, "body": body })
-            }
-            TransportError::Network { reason } => json!({ "reason": reason }),
-            TransportError::Aborted => json!({}),
-            TransportError::Stalled { timeout_ms } => json!({ "timeoutMs": timeout_ms }),
-            TransportError::InvalidArgument { what, reason } => {
-                json!({ "what": what, "reason": reason })
-            }
-            TransportError::Internal { reason } => json!({ "reason": reason }),
+            TransportError::InvalidArgument { what, reason } => Details::new()
+                .field("what", what)
+                .field("reason", reason)
+                .into(),
+            TransportError::Internal { reason } => Details::new().field("reason", reason).into(),
         }
     }
 }

@@ -209,66 +209,98 @@ impl ErrorCode for BodyError {
     /// `character` when there is one, and `invalid-schema` has the offending `value` and the
     /// pattern error as `{"code", "details"}` under `pattern` (`null` for a shape error).
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             BodyError::InvalidPartName {
                 name,
                 reason,
                 position,
             } => {
-                let mut d =
-                    json!({ "name": name, "reason": reason.as_str(), "position": position });
+                let d = Details::new()
+                    .field("name", name)
+                    .field("reason", reason.as_str())
+                    .field("position", position);
                 let ch = position
                     .and_then(|p| name.get(p..))
                     .and_then(|s| s.chars().next());
-                if let (Some(c), NameIssue::ControlCharacter | NameIssue::InvalidCharacter) =
-                    (ch, reason)
-                {
-                    d["character"] = json!(c.to_string());
+                match (ch, reason) {
+                    (Some(c), NameIssue::ControlCharacter | NameIssue::InvalidCharacter) => {
+                        d.field("character", &c.to_string()).into()
+                    }
+                    _ => d.into(),
                 }
-                d
             }
-            BodyError::DuplicatePartName { name, first, index } => {
-                json!({ "name": name, "first": first, "index": index })
-            }
+            BodyError::DuplicatePartName { name, first, index } => Details::new()
+                .field("name", name)
+                .field("first", first)
+                .field("index", index)
+                .into(),
             BodyError::InvalidSchema {
                 pointer,
                 reason,
                 value,
                 pattern,
-            } => json!({
-                "pointer": pointer,
-                "reason": reason,
-                "value": value,
-                "pattern": pattern.as_ref().map(|p| json!({ "code": p.code(), "details": p.details() })),
-            }),
-            BodyError::NotText { name, position } => json!({ "name": name, "position": position }),
+            } => Details::new()
+                .field("pointer", pointer)
+                .field("reason", reason)
+                .field("value", value)
+                .field(
+                    "pattern",
+                    &pattern.as_ref().map(|p| {
+                        Details::new()
+                            .field("code", p.code())
+                            .field("details", &p.details())
+                    }),
+                )
+                .into(),
+            BodyError::NotText { name, position } => Details::new()
+                .field("name", name)
+                .field("position", position)
+                .into(),
             BodyError::InvalidJson {
                 name,
                 reason,
                 line,
                 column,
-            } => json!({ "name": name, "reason": reason, "line": line, "column": column }),
+            } => Details::new()
+                .field("name", name)
+                .field("reason", reason)
+                .field("line", line)
+                .field("column", column)
+                .into(),
             BodyError::InvalidBase64 {
                 name,
                 reason,
                 position,
-            } => json!({ "name": name, "reason": reason, "position": position }),
-            BodyError::NoInlineContent { name, has_url } => {
-                json!({ "name": name, "hasUrl": has_url })
-            }
-            BodyError::NoContentUrl { name } => json!({ "name": name }),
-            BodyError::UnknownContentEncoding { name, encoding } => {
-                json!({ "name": name, "encoding": encoding })
-            }
-            BodyError::PartNotFound { name } => json!({ "name": name }),
+            } => Details::new()
+                .field("name", name)
+                .field("reason", reason)
+                .field("position", position)
+                .into(),
+            BodyError::NoInlineContent { name, has_url } => Details::new()
+                .field("name", name)
+                .field("hasUrl", has_url)
+                .into(),
+            BodyError::NoContentUrl { name } => Details::new().field("name", name).into(),
+            BodyError::UnknownContentEncoding { name, encoding } => Details::new()
+                .field("name", name)
+                .field("encoding", encoding)
+                .into(),
+            BodyError::PartNotFound { name } => Details::new().field("name", name).into(),
             BodyError::InvalidBody {
                 reason,
                 syntax,
                 line,
                 column,
-            } => json!({ "reason": reason, "syntax": syntax, "line": line, "column": column }),
-            BodyError::PayloadUnreadable { reason } => json!({ "reason": reason }),
+            } => Details::new()
+                .field("reason", reason)
+                .field("syntax", syntax)
+                .field("line", line)
+                .field("column", column)
+                .into(),
+            BodyError::PayloadUnreadable { reason } => {
+                Details::new().field("reason", reason).into()
+            }
         }
     }
 }

@@ -192,30 +192,44 @@ impl ErrorCode for PartialJsonError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             PartialJsonError::Syntax {
                 offset,
                 expected,
                 found,
-            } => json!({ "offset": offset, "expected": expected, "found": found.to_string() }),
-            PartialJsonError::UnexpectedEnd { offset, expected } => {
-                json!({ "offset": offset, "expected": expected })
+            } => Details::new()
+                .field("offset", offset)
+                .field("expected", expected)
+                .field("found", &found.to_string())
+                .into(),
+            PartialJsonError::UnexpectedEnd { offset, expected } => Details::new()
+                .field("offset", offset)
+                .field("expected", expected)
+                .into(),
+            PartialJsonError::TooDeep { offset, limit } => Details::new()
+                .field("offset", offset)
+                .field("limit", limit)
+                .into(),
+            PartialJsonError::TooLarge { limit, size } => Details::new()
+                .field("limit", limit)
+                .field("size", size)
+                .into(),
+            PartialJsonError::TrailingCharacters { offset, found } => Details::new()
+                .field("offset", offset)
+                .field("found", &found.to_string())
+                .into(),
+            PartialJsonError::NumberOutOfRange { offset, text } => Details::new()
+                .field("offset", offset)
+                .field("text", text)
+                .into(),
+            PartialJsonError::LoneSurrogate { offset, code } => Details::new()
+                .field("offset", offset)
+                .field("code", code)
+                .into(),
+            PartialJsonError::InvalidUtf8 { offset } => {
+                Details::new().field("offset", offset).into()
             }
-            PartialJsonError::TooDeep { offset, limit } => {
-                json!({ "offset": offset, "limit": limit })
-            }
-            PartialJsonError::TooLarge { limit, size } => json!({ "limit": limit, "size": size }),
-            PartialJsonError::TrailingCharacters { offset, found } => {
-                json!({ "offset": offset, "found": found.to_string() })
-            }
-            PartialJsonError::NumberOutOfRange { offset, text } => {
-                json!({ "offset": offset, "text": text })
-            }
-            PartialJsonError::LoneSurrogate { offset, code } => {
-                json!({ "offset": offset, "code": code })
-            }
-            PartialJsonError::InvalidUtf8 { offset } => json!({ "offset": offset }),
         }
     }
 }

@@ -162,51 +162,74 @@ impl ErrorCode for RunError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
-            RunError::InvalidSchema { pointer, reason } => {
-                json!({ "pointer": pointer, "reason": reason })
+            RunError::InvalidSchema { pointer, reason } => Details::new()
+                .field("pointer", pointer)
+                .field("reason", reason)
+                .into(),
+            RunError::InvalidBodySchema { pointer, error } => Details::new()
+                .field("pointer", pointer)
+                .field(
+                    "error",
+                    &Details::new()
+                        .field("code", error.code())
+                        .field("message", &error.to_string())
+                        .field("details", &error.details()),
+                )
+                .into(),
+            RunError::MissingInitialState { states } => {
+                Details::new().field("states", states).into()
             }
-            RunError::InvalidBodySchema { pointer, error } => json!({
-                "pointer": pointer,
-                "error": { "code": error.code(), "message": error.to_string(), "details": error.details() },
-            }),
-            RunError::MissingInitialState { states } => json!({ "states": states }),
             RunError::UnknownNextState {
                 state,
                 index,
                 next_state,
-            } => json!({ "state": state, "index": index, "nextState": next_state }),
+            } => Details::new()
+                .field("state", state)
+                .field("index", index)
+                .field("nextState", next_state)
+                .into(),
             RunError::DuplicateTransition {
                 state,
                 party,
                 message_type,
                 first,
                 index,
-            } => json!({
-                "state": state, "party": party, "type": message_type, "first": first, "index": index,
-            }),
-            RunError::UnreachableState { state } => json!({ "state": state }),
+            } => Details::new()
+                .field("state", state)
+                .field("party", party)
+                .field("type", message_type)
+                .field("first", first)
+                .field("index", index)
+                .into(),
+            RunError::UnreachableState { state } => Details::new().field("state", state).into(),
             RunError::MoveNotAllowed {
                 state,
                 party,
                 message_type,
                 terminal,
                 allowed,
-            } => json!({
-                "state": state, "party": party, "type": message_type,
-                "terminal": terminal, "allowed": allowed,
-            }),
+            } => Details::new()
+                .field("state", state)
+                .field("party", party)
+                .field("type", message_type)
+                .field("terminal", terminal)
+                .field("allowed", allowed)
+                .into(),
             RunError::BodyMismatch {
                 state,
                 party,
                 message_type,
                 violations,
                 allowed,
-            } => json!({
-                "state": state, "party": party, "type": message_type,
-                "violations": violations, "allowed": allowed,
-            }),
+            } => Details::new()
+                .field("state", state)
+                .field("party", party)
+                .field("type", message_type)
+                .field("violations", violations)
+                .field("allowed", allowed)
+                .into(),
         }
     }
 }

@@ -74,16 +74,22 @@ impl ErrorCode for SseError {
     }
 
     fn details(&self) -> serde_json::Value {
+        use crate::error::Details;
         match self {
-            SseError::EventTooLarge { limit } => serde_json::json!({ "limit": limit }),
+            SseError::EventTooLarge { limit } => Details::new().field("limit", limit).into(),
             SseError::IncompleteEvent {
                 event,
                 data,
                 truncated,
-            } => serde_json::json!({ "event": event, "data": data, "truncated": truncated }),
-            SseError::Unencodable { field, what } => {
-                serde_json::json!({ "field": field, "what": what })
-            }
+            } => Details::new()
+                .field("event", event)
+                .field("data", data)
+                .field("truncated", truncated)
+                .into(),
+            SseError::Unencodable { field, what } => Details::new()
+                .field("field", field)
+                .field("what", what)
+                .into(),
         }
     }
 }

@@ -38,17 +38,18 @@ impl ErrorCode for ResumeError {
     }
 
     fn details(&self) -> serde_json::Value {
+        use crate::error::Details;
         match self {
             ResumeError::Gap {
                 last_event_id,
                 event_id,
                 missing,
-            } => serde_json::json!({
-                "lastEventId": last_event_id,
-                "eventId": event_id,
-                "missing": missing,
-            }),
-            ResumeError::Duplicate { event_id } => serde_json::json!({ "eventId": event_id }),
+            } => Details::new()
+                .field("lastEventId", last_event_id)
+                .field("eventId", event_id)
+                .field("missing", missing)
+                .into(),
+            ResumeError::Duplicate { event_id } => Details::new().field("eventId", event_id).into(),
         }
     }
 }

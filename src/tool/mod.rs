@@ -352,10 +352,11 @@ impl ErrorCode for ToolError {
     }
 
     fn details(&self) -> Value {
-        serde_json::json!({
-            "errorType": self.error_type,
-            "problems": self.problems,
-        })
+        use crate::error::Details;
+        Details::new()
+            .field("errorType", &self.error_type)
+            .field("problems", &self.problems)
+            .into()
     }
 }
 
@@ -419,23 +420,30 @@ impl ErrorCode for SchemaError {
     }
 
     fn details(&self) -> Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             SchemaError::Invalid {
                 pointer,
                 reason,
                 value,
-            } => json!({ "pointer": pointer, "reason": reason, "value": value }),
-            SchemaError::UnresolvedRef { pointer, reference } => {
-                json!({ "pointer": pointer, "reference": reference })
-            }
-            SchemaError::RefCycle { pointer } => json!({ "pointer": pointer }),
-            SchemaError::TooLarge { pointer, limit } => {
-                json!({ "pointer": pointer, "limit": limit })
-            }
-            SchemaError::InvalidToolName { name, reason } => {
-                json!({ "name": name, "reason": reason })
-            }
+            } => Details::new()
+                .field("pointer", pointer)
+                .field("reason", reason)
+                .field("value", value)
+                .into(),
+            SchemaError::UnresolvedRef { pointer, reference } => Details::new()
+                .field("pointer", pointer)
+                .field("reference", reference)
+                .into(),
+            SchemaError::RefCycle { pointer } => Details::new().field("pointer", pointer).into(),
+            SchemaError::TooLarge { pointer, limit } => Details::new()
+                .field("pointer", pointer)
+                .field("limit", limit)
+                .into(),
+            SchemaError::InvalidToolName { name, reason } => Details::new()
+                .field("name", name)
+                .field("reason", reason)
+                .into(),
         }
     }
 }

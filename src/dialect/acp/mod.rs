@@ -229,46 +229,67 @@ impl ErrorCode for AcpError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             AcpError::InvalidJson {
                 line, column, data, ..
-            } => json!({ "line": line, "column": column, "data": data }),
-            AcpError::InvalidEvent { reason, data } => json!({ "reason": reason, "data": data }),
+            } => Details::new()
+                .field("line", line)
+                .field("column", column)
+                .field("data", data)
+                .into(),
+            AcpError::InvalidEvent { reason, data } => Details::new()
+                .field("reason", reason)
+                .field("data", data)
+                .into(),
             AcpError::Sse(e) => e.details(),
-            AcpError::Server { error } => json!({ "error": error }),
-            AcpError::Http { status, error } => json!({ "status": status, "error": error }),
-            AcpError::StreamIncomplete { last_status } => json!({ "lastStatus": last_status }),
-            AcpError::UnknownEvent { event_type, event } => {
-                json!({ "eventType": event_type, "event": event })
+            AcpError::Server { error } => Details::new().field("error", error).into(),
+            AcpError::Http { status, error } => Details::new()
+                .field("status", status)
+                .field("error", error)
+                .into(),
+            AcpError::StreamIncomplete { last_status } => {
+                Details::new().field("lastStatus", last_status).into()
             }
-            AcpError::MessageMismatch { index, assembled } => {
-                json!({ "index": index, "assembled": assembled })
+            AcpError::UnknownEvent { event_type, event } => Details::new()
+                .field("eventType", event_type)
+                .field("event", event)
+                .into(),
+            AcpError::MessageMismatch { index, assembled } => Details::new()
+                .field("index", index)
+                .field("assembled", assembled)
+                .into(),
+            AcpError::MessageMissingFromOutput { index } => {
+                Details::new().field("index", index).into()
             }
-            AcpError::MessageMissingFromOutput { index } => json!({ "index": index }),
-            AcpError::PartWithoutMessage { part } => json!({ "part": part }),
+            AcpError::PartWithoutMessage { part } => Details::new().field("part", part).into(),
             AcpError::ContentTypeNotAccepted {
                 agent,
                 part_index,
                 content_type,
                 accepted,
-            } => json!({
-                "agent": agent,
-                "partIndex": part_index,
-                "contentType": content_type,
-                "accepted": accepted,
-            }),
+            } => Details::new()
+                .field("agent", agent)
+                .field("partIndex", part_index)
+                .field("contentType", content_type)
+                .field("accepted", accepted)
+                .into(),
             AcpError::InvalidContentTypePattern {
                 agent,
                 pattern,
                 reason,
-            } => json!({ "agent": agent, "pattern": pattern, "reason": reason }),
-            AcpError::Unserializable { reason } => json!({ "reason": reason }),
+            } => Details::new()
+                .field("agent", agent)
+                .field("pattern", pattern)
+                .field("reason", reason)
+                .into(),
+            AcpError::Unserializable { reason } => Details::new().field("reason", reason).into(),
             AcpError::Limit(e) => e.details(),
             AcpError::Resume(e) => e.details(),
-            AcpError::OutOfOrder { what, event_type } => {
-                json!({ "what": what, "eventType": event_type })
-            }
+            AcpError::OutOfOrder { what, event_type } => Details::new()
+                .field("what", what)
+                .field("eventType", event_type)
+                .into(),
         }
     }
 }

@@ -222,55 +222,85 @@ impl ErrorCode for AgentApiError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             AgentApiError::InvalidJson {
                 line, column, data, ..
-            } => json!({ "line": line, "column": column, "data": data }),
-            AgentApiError::InvalidEvent { data, .. } => json!({ "data": data }),
+            } => Details::new()
+                .field("line", line)
+                .field("column", column)
+                .field("data", data)
+                .into(),
+            AgentApiError::InvalidEvent { data, .. } => Details::new().field("data", data).into(),
             AgentApiError::Sse(e) => e.details(),
             AgentApiError::Server { error } => serde_json::to_value(error).unwrap_or_default(),
             AgentApiError::StreamIncomplete { last_status } => {
-                json!({ "lastStatus": last_status })
+                Details::new().field("lastStatus", last_status).into()
             }
-            AgentApiError::UnknownEvent { object, event } => {
-                json!({ "object": object, "event": event })
-            }
+            AgentApiError::UnknownEvent { object, event } => Details::new()
+                .field("object", object)
+                .field("event", event)
+                .into(),
             AgentApiError::ContentMismatch {
                 msg_id,
                 index,
                 assembled,
-            } => json!({ "msgId": msg_id, "index": index, "assembled": assembled }),
-            AgentApiError::MessageMissingFromOutput { msg_id } => json!({ "msgId": msg_id }),
+            } => Details::new()
+                .field("msgId", msg_id)
+                .field("index", index)
+                .field("assembled", assembled)
+                .into(),
+            AgentApiError::MessageMissingFromOutput { msg_id } => {
+                Details::new().field("msgId", msg_id).into()
+            }
             AgentApiError::DeltaKindMismatch {
                 msg_id,
                 index,
                 kind,
                 got,
-            } => json!({ "msgId": msg_id, "index": index, "kind": kind, "got": got }),
-            AgentApiError::ContentWithoutMessage { content } => json!({ "content": content }),
-            AgentApiError::ParameterOutOfRange { name, value, range } => {
-                json!({ "name": name, "value": value, "range": range })
+            } => Details::new()
+                .field("msgId", msg_id)
+                .field("index", index)
+                .field("kind", kind)
+                .field("got", got)
+                .into(),
+            AgentApiError::ContentWithoutMessage { content } => {
+                Details::new().field("content", content).into()
             }
+            AgentApiError::ParameterOutOfRange { name, value, range } => Details::new()
+                .field("name", name)
+                .field("value", value)
+                .field("range", range)
+                .into(),
             AgentApiError::WrongContentKind {
                 method,
                 expected,
                 kind,
-            } => json!({ "method": method, "expected": expected, "kind": kind }),
+            } => Details::new()
+                .field("method", method)
+                .field("expected", expected)
+                .field("kind", kind)
+                .into(),
             AgentApiError::Limit(e) => e.details(),
             AgentApiError::Resume(e) => e.details(),
             AgentApiError::OutOfOrder {
                 what,
                 msg_id,
                 index,
-            } => {
-                json!({ "what": what, "msgId": msg_id, "index": index })
-            }
+            } => Details::new()
+                .field("what", what)
+                .field("msgId", msg_id)
+                .field("index", index)
+                .into(),
             AgentApiError::IndexGap {
                 msg_id,
                 index,
                 expected,
-            } => json!({ "msgId": msg_id, "index": index, "expected": expected }),
+            } => Details::new()
+                .field("msgId", msg_id)
+                .field("index", index)
+                .field("expected", expected)
+                .into(),
         }
     }
 }

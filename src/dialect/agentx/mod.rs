@@ -272,42 +272,57 @@ impl ErrorCode for AgentxError {
     }
 
     fn details(&self) -> serde_json::Value {
-        use serde_json::json;
+        use crate::error::Details;
         match self {
             AgentxError::InvalidJson {
                 line, column, data, ..
-            } => json!({ "line": line, "column": column, "data": data }),
-            AgentxError::InvalidPacket { data, .. } => json!({ "data": data }),
+            } => Details::new()
+                .field("line", line)
+                .field("column", column)
+                .field("data", data)
+                .into(),
+            AgentxError::InvalidPacket { data, .. } => Details::new().field("data", data).into(),
             AgentxError::InvalidPart {
                 message_index,
                 part_index,
                 kind,
                 reason,
                 part,
-            } => json!({
-                "messageIndex": message_index,
-                "partIndex": part_index,
-                "kind": kind,
-                "reason": reason,
-                "part": part,
-            }),
+            } => Details::new()
+                .field("messageIndex", message_index)
+                .field("partIndex", part_index)
+                .field("kind", kind)
+                .field("reason", reason)
+                .field("part", part)
+                .into(),
             AgentxError::InvalidId {
                 field,
                 value,
                 expected,
-            } => json!({ "field": field, "value": value, "expected": expected }),
-            AgentxError::RoleMismatch { id, role, got } => {
-                json!({ "id": id, "role": role, "got": got })
-            }
+            } => Details::new()
+                .field("field", field)
+                .field("value", value)
+                .field("expected", expected)
+                .into(),
+            AgentxError::RoleMismatch { id, role, got } => Details::new()
+                .field("id", id)
+                .field("role", role)
+                .field("got", got)
+                .into(),
             AgentxError::Sse(e) => e.details(),
-            AgentxError::StreamIncomplete { reason, packets } => {
-                json!({ "reason": reason, "packets": packets })
-            }
+            AgentxError::StreamIncomplete { reason, packets } => Details::new()
+                .field("reason", reason)
+                .field("packets", packets)
+                .into(),
             AgentxError::UnknownPartType {
                 message_index,
                 part_index,
                 kind,
-            } => json!({ "messageIndex": message_index, "partIndex": part_index, "kind": kind }),
+            } => Details::new()
+                .field("messageIndex", message_index)
+                .field("partIndex", part_index)
+                .field("kind", kind)
+                .into(),
             AgentxError::Limit(e) => e.details(),
             AgentxError::Resume(e) => e.details(),
         }

@@ -137,7 +137,7 @@ pub use message::{
     ArgumentCheck, MessageType, ReadOptions, StructuredMessage, ToolCall, ToolResult, ToolStatus,
 };
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ErrorCode;
 
@@ -284,23 +284,33 @@ impl ErrorCode for AtlasError {
     /// `unknown-tool-status`); `tool`, `arguments`, `reason`, `cause: {code, details}`
     /// (`invalid-tool-arguments`); `reason`, `content` (`invalid-part-content`).
     fn details(&self) -> Value {
+        use crate::error::Details;
         match self {
             AtlasError::InvalidJson {
                 line,
                 column,
                 input,
                 ..
-            } => json!({ "line": line, "column": column, "input": input }),
-            AtlasError::MissingField { path } => json!({ "path": path }),
+            } => Details::new()
+                .field("line", line)
+                .field("column", column)
+                .field("input", input)
+                .into(),
+            AtlasError::MissingField { path } => Details::new().field("path", path).into(),
             AtlasError::WrongType {
                 path,
                 expected,
                 found,
-            } => json!({ "path": path, "expected": expected, "found": found }),
+            } => Details::new()
+                .field("path", path)
+                .field("expected", expected)
+                .field("found", found)
+                .into(),
             AtlasError::UnknownMessageType { path, value }
-            | AtlasError::UnknownToolStatus { path, value } => {
-                json!({ "path": path, "value": value })
-            }
+            | AtlasError::UnknownToolStatus { path, value } => Details::new()
+                .field("path", path)
+                .field("value", value)
+                .into(),
             AtlasError::InvalidToolArguments {
                 path,
                 tool,
@@ -308,18 +318,27 @@ impl ErrorCode for AtlasError {
                 reason,
                 cause_code,
                 cause_details,
-            } => json!({
-                "path": path,
-                "tool": tool,
-                "arguments": arguments,
-                "reason": reason,
-                "cause": { "code": cause_code, "details": cause_details },
-            }),
+            } => Details::new()
+                .field("path", path)
+                .field("tool", tool)
+                .field("arguments", arguments)
+                .field("reason", reason)
+                .field(
+                    "cause",
+                    &Details::new()
+                        .field("code", cause_code)
+                        .field("details", cause_details),
+                )
+                .into(),
             AtlasError::InvalidPartContent {
                 path,
                 reason,
                 content,
-            } => json!({ "path": path, "reason": reason, "content": content }),
+            } => Details::new()
+                .field("path", path)
+                .field("reason", reason)
+                .field("content", content)
+                .into(),
         }
     }
 }
