@@ -31,8 +31,8 @@ pub struct StreamOptions {
     /// Largest SSE event in bytes (default 16 MiB).
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
-    /// Produce updates (default `true`); `false` only assembles the response (`feed` returns
-    /// empty arrays; read the result with `response()`).
+    /// Produce updates (default `true`); `false` only assembles the response (`feed` and
+    /// `finish` return only `issue` updates, usually none; read the result with `response()`).
     #[tsify(optional)]
     pub updates: Option<bool>,
     /// Strict mode: unknown events, events out of order, index gaps… are errors (issue severity
@@ -91,11 +91,12 @@ pub struct JsAgentStreamDecoder {
 #[wasm_bindgen(module = "/src/wasm/updates.js")]
 extern "C" {
     /// Builds the `StreamUpdate[]` of one drain from its split form, appended to `into` (an
-    /// array) or to a new array (`undefined`); returns that array.
+    /// array) or to a new array (`undefined`); returns that array. `None` stands for an empty
+    /// `[]` JSON or text (not decoded out of wasm memory, as a string argument always is).
     #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
     fn build_stream_updates(
-        json: &str,
-        text: &str,
+        json: Option<&str>,
+        text: Option<&str>,
         table: &[u32],
         into: &JsValue,
     ) -> Result<JsValue, JsValue>;
@@ -123,7 +124,18 @@ impl JsAgentStreamDecoder {
     fn drain_into(&mut self, into: &JsValue) -> Result<JsValue, JsValue> {
         let split = &mut self.split;
         self.stream.assembler_mut().drain_updates_split(split);
-        build_stream_updates(&split.json, &split.text, &split.table, into)
+        if split.table.is_empty() {
+            // No update (every update has a table entry): nothing to cross. Each chunk of a
+            // stream read with `updates: false` ends here.
+            return Ok(if into.is_undefined() {
+                js_sys::Array::new().into()
+            } else {
+                into.clone()
+            });
+        }
+        let json = (split.json != "[]").then_some(split.json.as_str());
+        let text = (!split.text.is_empty()).then_some(split.text.as_str());
+        build_stream_updates(json, text, &split.table, into)
     }
 
     /// Feeds a network chunk and returns its updates as one JS array. The chunk is copied into

@@ -42,8 +42,10 @@ export function buildResponse(json, text, table) {
 /**
  * The updates of one drain from their split form (`Assembler::drain_updates_split`).
  *
- * @param {string} json a JSON array of the updates that are not text deltas, in order
- * @param {string} text the streamed text and the deltas' message ids
+ * @param {string | undefined} json a JSON array of the updates that are not text deltas, in
+ *   order (`undefined`: none)
+ * @param {string | undefined} text the streamed text and the deltas' message ids (`undefined`:
+ *   empty)
  * @param {Uint32Array} table per update: 0 (the next update of `json`); 1 and the message id's
  *   start and end, the content's index, the delta's start and end (a text delta); or 2 and a
  *   start and end (the next update of `json`, whose `content.text` that is); or 3 and a response's
@@ -55,7 +57,8 @@ export function buildResponse(json, text, table) {
  * @returns {object[]} the updates (`StreamUpdate[]`): `into`, or a new array
  */
 export function buildStreamUpdates(json, text, table, into) {
-  const others = JSON.parse(json);
+  const others = json === undefined ? [] : JSON.parse(json);
+  if (text === undefined) text = "";
   if (table.length === others.length) {
     // No text: one entry per update (every text entry makes the table longer than `others`).
     if (into === undefined) return others;

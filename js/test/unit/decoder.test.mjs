@@ -151,6 +151,38 @@ test("a chunk over 64 KiB gives the same updates per event as small chunks (it i
   for (const m of ["m0", "m1", "m2"]) assert.equal(perMessage(batched, m), perMessage(whole, m), m);
 });
 
+test("with `updates: false` a stream without issues gives empty arrays and the whole response", () => {
+  // Nothing crosses per chunk (no JSON, no text): the drain returns before calling into JS.
+  const bytes = fixture("agentscope-runtime/process-raw.sse"); // a stream without issues
+  const full = new AgentStreamDecoder();
+  full.feed(bytes);
+  full.finish();
+  const big = new Uint8Array(200 * 1024); // over 64 KiB: fed in slices, one array for the chunk
+  big.set(bytes);
+  for (let i = bytes.length; i < big.length; i++) big[i] = 0x0a; // blank lines: no events
+  for (const chunks of [[bytes.subarray(0, 100), bytes.subarray(100)], [big]]) {
+    const d = new AgentStreamDecoder({ updates: false });
+    for (const c of chunks) {
+      const updates = d.feed(c);
+      assert.ok(Array.isArray(updates));
+      assert.equal(updates.length, 0);
+    }
+    assert.deepEqual(d.finish(), []);
+    assert.deepEqual(d.response(), full.response());
+    d.free();
+  }
+  // Updates with JSON and no text (a response event alone), and text with no JSON (deltas alone).
+  const ev = (o) => new TextEncoder().encode(`data: ${JSON.stringify(o)}\n\n`);
+  const d = new AgentStreamDecoder();
+  assert.deepEqual(d.feed(ev({ object: "response", id: "r1", status: "in_progress" })).map((u) => u.type), ["response"]);
+  d.feed(ev({ object: "message", id: "m1", type: "message", role: "assistant", status: "in_progress" }));
+  d.feed(ev({ object: "content", msg_id: "m1", index: 0, delta: true, type: "text", text: "caf\u00e9" }));
+  assert.deepEqual(d.feed(ev({ object: "content", msg_id: "m1", index: 0, delta: true, type: "text", text: "!" })), [
+    { type: "textDelta", msgId: "m1", index: 0, delta: "!" },
+  ]);
+  d.free();
+});
+
 test("AgentStreamDecoder.feed takes a Uint8Array or an array of byte values, and refuses anything else", () => {
   const bytes = new TextEncoder().encode('data: {"object":"response","id":"r","status":"in_progress"}\n\n');
   const a = new AgentStreamDecoder();
