@@ -425,7 +425,7 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     let mut split = SplitUpdates::default();
     st.assembler_mut().drain_updates_split(&mut split);
     assert_eq!(
-        split.text,
+        String::from_utf16(&split.text).unwrap(),
         concat!(
             "m1messagein_progresstextin_progresscaf\u{e9} \u{1F600}!",
             "m2messagein_progresstextin_progress\"quoted\"\n\\m1\u{6771}\u{4EAC}m2\u{1F680}"

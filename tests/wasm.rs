@@ -42,6 +42,83 @@ fn decoder_feeds_chunks_and_returns_typed_updates() {
     assert_eq!(output.length(), 4);
 }
 
+/// The texts of the updates cross as UTF-16 code units, made a string by `Buffer` in Node and by
+/// `TextDecoder` in Chromium (`src/wasm/updates.js`); this file runs in both.
+#[wasm_bindgen_test]
+fn text_of_every_utf8_width_crosses_exactly_per_event_and_batched() {
+    let pieces = [
+        "caf\u{e9} ",
+        "\u{6771}\u{4eac} and a longer ASCII run of more than eight bytes",
+        "\u{1F600}\u{1F680}!",
+        "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}x\"\\\n",
+    ];
+    let mut sse =
+        String::from("data: {\"object\":\"response\",\"id\":\"r\",\"status\":\"in_progress\"}\n\n");
+    for p in pieces {
+        let text = serde_json::to_string(p).unwrap();
+        sse.push_str(&format!(
+            "data: {{\"object\":\"content\",\"msg_id\":\"m\u{e9}\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":{text}}}\n\n"
+        ));
+    }
+    let full = pieces.concat();
+    let text = serde_json::to_string(&full).unwrap();
+    sse.push_str(&format!(
+        "data: {{\"object\":\"content\",\"msg_id\":\"m\u{e9}\",\"index\":0,\"type\":\"text\",\"status\":\"completed\",\"text\":{text}}}\n\n"
+    ));
+    sse.push_str("data: {\"object\":\"response\",\"id\":\"r\",\"status\":\"completed\"}\n\n");
+    let text_of = |response: &JsValue| {
+        let message = Array::from(&get(response, "output")).get(0);
+        get(&Array::from(&get(&message, "content")).get(0), "text")
+            .as_string()
+            .unwrap()
+    };
+    for (batch, slice) in [(false, sse.len()), (false, 3), (true, 3), (true, 200)] {
+        let options = Object::new();
+        Reflect::set(&options, &"batch".into(), &batch.into()).unwrap();
+        let mut d =
+            JsAgentStreamDecoder::new(Some(tsify::Ts::new_unchecked(options.into()))).unwrap();
+        let mut updates = Vec::new();
+        for chunk in sse.as_bytes().chunks(slice) {
+            let fed: JsValue = d.feed(Uint8Array::from(chunk).into()).unwrap().into();
+            updates.extend(Array::from(&fed).iter());
+        }
+        let last: JsValue = d.finish().unwrap().into();
+        updates.extend(Array::from(&last).iter());
+        let what = format!("batch {batch}, {slice}-byte chunks");
+        let deltas: Vec<String> = updates
+            .iter()
+            .filter(|u| get(u, "type").as_string().as_deref() == Some("textDelta"))
+            .map(|u| {
+                assert_eq!(get(u, "msgId").as_string().unwrap(), "m\u{e9}", "{what}");
+                get(u, "delta").as_string().unwrap()
+            })
+            .collect();
+        assert_eq!(deltas.concat(), full, "{what}");
+        if slice == sse.len() {
+            assert_eq!(deltas, pieces, "{what}");
+        }
+        let completed = updates
+            .iter()
+            .find(|u| {
+                get(u, "type").as_string().as_deref() == Some("content")
+                    && get(&get(u, "content"), "status").as_string().as_deref() == Some("completed")
+            })
+            .expect("the completed content's update");
+        assert_eq!(
+            get(&get(&completed, "content"), "text")
+                .as_string()
+                .unwrap(),
+            full,
+            "{what}"
+        );
+        let done = updates.last().unwrap();
+        assert_eq!(get(done, "type").as_string().unwrap(), "done", "{what}");
+        assert_eq!(text_of(&get(done, "response")), full, "{what}");
+        let response: JsValue = d.response().unwrap().into();
+        assert_eq!(text_of(&response), full, "{what}");
+    }
+}
+
 #[wasm_bindgen_test]
 fn errors_are_error_objects_with_a_code() {
     let e = JsRequestBuilder::new()

@@ -96,13 +96,13 @@ extern "C" {
     #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
     fn build_stream_updates(
         json: Option<&str>,
-        text: Option<&str>,
+        text: Option<&[u16]>,
         table: &[u32],
         into: &JsValue,
     ) -> Result<JsValue, JsValue>;
     /// Builds the `AgentResponse` from its split form.
     #[wasm_bindgen(js_name = buildResponse, catch)]
-    fn build_response(json: &str, text: &str, table: &[u32]) -> Result<JsValue, JsValue>;
+    fn build_response(json: &str, text: &[u16], table: &[u32]) -> Result<JsValue, JsValue>;
 }
 
 impl JsAgentStreamDecoder {
@@ -134,7 +134,7 @@ impl JsAgentStreamDecoder {
             });
         }
         let json = (split.json != "[]").then_some(split.json.as_str());
-        let text = (!split.text.is_empty()).then_some(split.text.as_str());
+        let text = (!split.text.is_empty()).then_some(split.text.as_slice());
         build_stream_updates(json, text, &split.table, into)
     }
 

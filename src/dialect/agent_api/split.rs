@@ -1,6 +1,6 @@
 //! Updates and responses in split form: JSON for the structure, and the streamed text beside it as
-//! offsets into one string, for a JavaScript caller that builds the objects without the text being
-//! escaped in wasm and parsed again in JavaScript (`src/wasm/updates.js` builds them).
+//! offsets into one UTF-16 string, for a JavaScript caller that builds the objects without the
+//! text being escaped in wasm and parsed again in JavaScript (`src/wasm/updates.js` builds them).
 
 use super::model::{AgentResponse, Content, Message};
 use super::StreamUpdate;
@@ -9,15 +9,15 @@ use crate::json::write::write_value;
 /// Stream updates (written by
 /// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
 /// (written by [`Assembler::response_split`](super::Assembler::response_split)) in two parts: the
-/// structure as JSON, and streamed text as offsets into one string. Text deltas, the most frequent
-/// update, are only offsets, and plain message and content updates numbers and offsets; the text
-/// of other `content` updates and of the text contents of a response (`done`, or the response
-/// itself) are left out of the JSON and put back by the reader. A JavaScript reader needs one
-/// `JSON.parse` and a `substring` per string.
+/// structure as JSON, and streamed text as offsets into one UTF-16 string. Text deltas, the most
+/// frequent update, are only offsets, and plain message and content updates numbers and offsets;
+/// the text of other `content` updates and of the text contents of a response (`done`, or the
+/// response itself) are left out of the JSON and put back by the reader. A JavaScript reader
+/// needs one `JSON.parse` and a `substring` per string.
 ///
 /// For example the updates `[{"type":"issue",…}, textDelta m1/0 "Hé", textDelta m1/0 "!"]`
-/// are `json` = `[{"type":"issue",…}]`, `text` = `m1Hé!`, `table` = `[0, 1,0,2,0,2,4,
-/// 1,0,2,0,4,5]`.
+/// are `json` = `[{"type":"issue",…}]`, `text` = `m1Hé!` (as five UTF-16 code units), `table` =
+/// `[0, 1,0,2,0,2,4, 1,0,2,0,4,5]`.
 ///
 /// A text is taken out of the JSON only where it is the last field serde writes for its content
 /// (no field after `text` is set), so that setting it on the parsed object last gives the same
@@ -28,8 +28,10 @@ pub struct SplitUpdates {
     /// content updates, in order (the shape of `StreamUpdate[]`). A response: its JSON.
     pub json: String,
     /// The texts, the deltas' message ids and the strings of plain updates, one after another
-    /// (a message id is written once for a run of updates of the same message).
-    pub text: String,
+    /// (a message id is written once for a run of updates of the same message), in UTF-16 code
+    /// units: a JavaScript reader makes it a string without decoding UTF-8 (`TextDecoder`
+    /// decodes UTF-16 several times faster than UTF-8 with non-ASCII text, V8 and Node 20).
+    pub text: Vec<u16>,
     /// Updates: per update, in order, one entry:
     /// - [`SplitUpdates::JSON`]: the next update of `json`;
     /// - [`SplitUpdates::TEXT_DELTA`] and five numbers: a text delta (the message id's start and
@@ -59,13 +61,11 @@ pub struct SplitUpdates {
     /// the message's position in `output`, the content's position in its `content`, the text's
     /// start and end.
     ///
-    /// Offsets are in UTF-16 code units into `text` (as JavaScript's `String.prototype.substring`
-    /// takes them); one split form holds less than 4 Gi of them.
+    /// Offsets are indexes into `text` (as JavaScript's `String.prototype.substring` takes
+    /// them); one split form holds less than 4 Gi code units.
     pub table: Vec<u32>,
-    /// The length of `text` in UTF-16 code units.
-    units: u32,
-    /// The last message id written to `text`: its byte range and its UTF-16 range.
-    last_id: Option<(usize, usize, u32, u32)>,
+    /// The last message id written to `text`: its range.
+    last_id: Option<(u32, u32)>,
 }
 
 impl SplitUpdates {
@@ -88,22 +88,14 @@ impl SplitUpdates {
         self.json.clear();
         self.text.clear();
         self.table.clear();
-        self.units = 0;
         self.last_id = None;
     }
 
     pub(super) fn push_text_delta(&mut self, msg_id: &str, index: u32, delta: &str) {
         let (id_start, id_end) = self.push_id(Some(msg_id));
-        let start = self.units;
-        self.push_text(delta);
-        self.table.extend_from_slice(&[
-            Self::TEXT_DELTA,
-            id_start,
-            id_end,
-            index,
-            start,
-            self.units,
-        ]);
+        let (start, end) = self.push_text(delta);
+        self.table
+            .extend_from_slice(&[Self::TEXT_DELTA, id_start, id_end, index, start, end]);
     }
 
     /// Writes `update` as a [`SplitUpdates::PLAIN_MESSAGE`] or [`SplitUpdates::PLAIN_CONTENT`]
@@ -182,38 +174,29 @@ impl SplitUpdates {
 
     /// Writes `s` to `text`; its start and end (`(0, 0)` for `None`).
     fn push_str(&mut self, s: Option<&str>) -> (u32, u32) {
-        match s {
-            Some(s) => {
-                let start = self.units;
-                self.push_text(s);
-                (start, self.units)
-            }
-            None => (0, 0),
-        }
+        s.map_or((0, 0), |s| self.push_text(s))
     }
 
     /// Writes a message id to `text`, or reuses the last one written if it is the same; its
     /// start and end (`(0, 0)` for `None`).
     fn push_id(&mut self, id: Option<&str>) -> (u32, u32) {
         let Some(id) = id else { return (0, 0) };
-        match self.last_id {
-            Some((s, e, us, ue)) if self.text.get(s..e) == Some(id) => (us, ue),
-            _ => {
-                let s = self.text.len();
-                let us = self.units;
-                self.push_text(id);
-                self.last_id = Some((s, self.text.len(), us, self.units));
-                (us, self.units)
+        if let Some((s, e)) = self.last_id {
+            let last = self.text.get(s as usize..e as usize).unwrap_or_default();
+            if id.encode_utf16().eq(last.iter().copied()) {
+                return (s, e);
             }
         }
+        let range = self.push_text(id);
+        self.last_id = Some(range);
+        range
     }
 
     /// Records a `content` update's text (its JSON, without it, was written to `json`).
     pub(super) fn push_content_text(&mut self, text: &str) {
-        let start = self.units;
-        self.push_text(text);
+        let (start, end) = self.push_text(text);
         self.table
-            .extend_from_slice(&[Self::CONTENT_TEXT, start, self.units]);
+            .extend_from_slice(&[Self::CONTENT_TEXT, start, end]);
     }
 
     /// Writes a `done` update's response to `json` through `write` (its texts left out) and
@@ -247,10 +230,9 @@ impl SplitUpdates {
         write(&mut self.json, response);
         self.table.push(clamp(taken.len()));
         for (m, c, t) in taken {
-            let start = self.units;
-            self.push_text(&t);
+            let (start, end) = self.push_text(&t);
             self.table
-                .extend_from_slice(&[clamp(m), clamp(c), start, self.units]);
+                .extend_from_slice(&[clamp(m), clamp(c), start, end]);
             if let Some(content) = response
                 .output
                 .get_mut(m)
@@ -266,7 +248,7 @@ impl SplitUpdates {
     /// and for callers outside JavaScript. `None` if the parts do not fit together (as the
     /// assembler writes them, they do).
     pub fn updates_json(&self) -> Option<Vec<serde_json::Value>> {
-        let texts = Texts::new(&self.text);
+        let texts = Texts(&self.text);
         let others: Vec<serde_json::Value> = serde_json::from_str(&self.json).ok()?;
         let mut others = others.into_iter();
         let mut out = Vec::new();
@@ -375,24 +357,22 @@ impl SplitUpdates {
     /// `None` if the parts do not fit together.
     pub fn response_json(&self) -> Option<serde_json::Value> {
         let mut response: serde_json::Value = serde_json::from_str(&self.json).ok()?;
-        let end = put_texts(&mut response, &Texts::new(&self.text), &self.table, 0)?;
+        let end = put_texts(&mut response, &Texts(&self.text), &self.table, 0)?;
         (end == self.table.len()).then_some(response)
     }
 
-    fn push_text(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.units = self.units.saturating_add(clamp(utf16_len(s)));
+    /// Appends `s` to `text` in UTF-16; its start and end.
+    fn push_text(&mut self, s: &str) -> (u32, u32) {
+        let start = clamp(self.text.len());
+        push_utf16(&mut self.text, s);
+        (start, clamp(self.text.len()))
     }
 }
 
-/// `text` in UTF-16 code units, for reading offsets back.
-struct Texts(Vec<u16>);
+/// `text`, for reading offsets back.
+struct Texts<'a>(&'a [u16]);
 
-impl Texts {
-    fn new(text: &str) -> Self {
-        Self(text.encode_utf16().collect())
-    }
-
+impl Texts<'_> {
     fn get(&self, start: u32, end: u32) -> Option<String> {
         let units = self
             .0
@@ -405,7 +385,7 @@ impl Texts {
 /// position, start and end for each); returns the index after them.
 fn put_texts(
     response: &mut serde_json::Value,
-    texts: &Texts,
+    texts: &Texts<'_>,
     table: &[u32],
     i: usize,
 ) -> Option<usize> {
@@ -488,27 +468,56 @@ fn nothing_after_text(c: &Content) -> bool {
         && c.extra.is_empty()
 }
 
-/// The length of `s` in UTF-16 code units: one per character, two for a character outside the
-/// Basic Multilingual Plane (a four-byte UTF-8 sequence). That is the byte length, less the
-/// continuation bytes (`10xxxxxx`), plus the lead bytes of four-byte sequences (`11110xxx`),
-/// counted eight bytes at a time in a 64-bit word.
-fn utf16_len(s: &str) -> usize {
-    const LOW: u64 = 0x0101_0101_0101_0101;
+/// Appends `s` to `out` in UTF-16 code units. Eight ASCII bytes are widened at a time (found
+/// with a 64-bit word; the copy is vectorized); other characters are decoded from their UTF-8
+/// sequence (well formed: `s` is a `str`), those outside the Basic Multilingual Plane written as
+/// a surrogate pair.
+fn push_utf16(out: &mut Vec<u16>, s: &str) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let bytes = s.as_bytes();
-    let mut words = bytes.chunks_exact(8);
-    let (mut continuation, mut four) = (0u32, 0u32);
-    for word in &mut words {
-        let w = word.try_into().map_or(0, u64::from_le_bytes);
-        // Bit 0 of each byte: its bit 7 set and bit 6 clear.
-        continuation += ((w >> 7) & !(w >> 6) & LOW).count_ones();
-        // Bit 0 of each byte: its bits 7 to 4 set (in a `str` only a four-byte lead has them).
-        four += ((w >> 7) & (w >> 6) & (w >> 5) & (w >> 4) & LOW).count_ones();
+    let start = out.len();
+    // Never more code units than bytes.
+    out.resize(start + bytes.len(), 0);
+    let dst = &mut out[start..];
+    let (mut i, mut n) = (0, 0);
+    while let Some(&lead) = bytes.get(i) {
+        if let (Some(src), Some(d)) = (bytes.get(i..i + 8), dst.get_mut(n..n + 8)) {
+            let w = src.try_into().map_or(HIGH, u64::from_le_bytes);
+            if w & HIGH == 0 {
+                for (d, &b) in d.iter_mut().zip(src) {
+                    *d = u16::from(b);
+                }
+                i += 8;
+                n += 8;
+                continue;
+            }
+        }
+        let lead = u32::from(lead);
+        let next = |k: usize| u32::from(bytes.get(i + k).map_or(0, |b| b & 0x3F));
+        let (c, len) = match lead {
+            0..=0x7F => (lead, 1),
+            0x80..=0xDF => ((lead & 0x1F) << 6 | next(1), 2),
+            0xE0..=0xEF => ((lead & 0x0F) << 12 | next(1) << 6 | next(2), 3),
+            _ => (
+                (lead & 0x07) << 18 | next(1) << 12 | next(2) << 6 | next(3),
+                4,
+            ),
+        };
+        i += len;
+        if let Some(c) = c.checked_sub(0x1_0000) {
+            if let Some([hi, lo]) = dst.get_mut(n..n + 2) {
+                *hi = 0xD800 | (c >> 10) as u16;
+                *lo = 0xDC00 | (c & 0x3FF) as u16;
+            }
+            n += 2;
+        } else {
+            if let Some(d) = dst.get_mut(n) {
+                *d = c as u16;
+            }
+            n += 1;
+        }
     }
-    let mut units = bytes.len() - continuation as usize + four as usize;
-    for &b in words.remainder() {
-        units = units - usize::from(b & 0xC0 == 0x80) + usize::from(b >= 0xF0);
-    }
-    units
+    out.truncate(start + n);
 }
 
 #[cfg(test)]
@@ -516,24 +525,35 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn utf16(s: &str) -> Vec<u16> {
+        let mut out = vec![7];
+        push_utf16(&mut out, s);
+        out
+    }
+
     #[test]
-    fn utf16_length_of_each_utf8_width() {
-        for (s, units) in [
-            ("", 0),
-            ("abc", 3),
-            ("caf\u{e9}", 4),
-            ("\u{6771}\u{4eac}", 2),
-            ("\u{1F600}", 2),
-            ("12345678\u{1F600}\u{e9}x\u{1F680}", 14),
+    fn utf16_of_each_utf8_width() {
+        for s in [
+            "",
+            "abc",
+            "caf\u{e9}",
+            "\u{6771}\u{4eac}",
+            "\u{1F600}",
+            "12345678\u{1F600}\u{e9}x\u{1F680}",
+            "abcdefghijklmnopq\u{e9}abcdefgh\u{1F600}",
         ] {
-            assert_eq!(utf16_len(s), units, "{s:?}");
+            let mut expected = vec![7];
+            expected.extend(s.encode_utf16());
+            assert_eq!(utf16(s), expected, "{s:?}");
         }
     }
 
     proptest! {
         #[test]
-        fn utf16_length_is_what_encode_utf16_counts(s in "\\PC*|[a\u{e9}\u{6771}\u{1F600}]*") {
-            prop_assert_eq!(utf16_len(&s), s.encode_utf16().count());
+        fn utf16_is_what_encode_utf16_writes(s in "\\PC*|[a\u{e9}\u{6771}\u{1F600}]*") {
+            let mut expected = vec![7];
+            expected.extend(s.encode_utf16());
+            prop_assert_eq!(utf16(&s), expected);
         }
     }
 }
