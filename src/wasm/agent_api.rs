@@ -178,7 +178,16 @@ impl JsAgentStreamDecoder {
     pub(crate) fn response_js(&mut self) -> Result<JsValue, JsValue> {
         let split = &mut self.split;
         self.stream.assembler_mut().response_split(split);
-        build_response(&split.json, &split.text, &split.table)
+        let response = build_response(&split.json, &split.text, &split.table);
+        self.release_buffers();
+        response
+    }
+
+    /// Frees the drain buffers, which a response's texts and JSON have made as large as the
+    /// response: after the stream's end and after `response()`, so that a decoder kept (or not
+    /// yet collected) holds only what it assembled. A later drain allocates them again.
+    pub(crate) fn release_buffers(&mut self) {
+        self.split = SplitUpdates::default();
     }
 
     pub(crate) fn inner(&self) -> &AgentStream {
@@ -234,7 +243,9 @@ impl JsAgentStreamDecoder {
     /// Returns the last updates (ending with `done`).
     pub fn finish(&mut self) -> Result<Ts<StreamUpdates>, JsValue> {
         self.stream.finish();
-        Ok(Ts::new_unchecked(self.drain()?))
+        let updates = self.drain()?;
+        self.release_buffers();
+        Ok(Ts::new_unchecked(updates))
     }
 
     /// The response as assembled so far.

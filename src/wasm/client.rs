@@ -360,6 +360,7 @@ impl Call {
         }
         self.decoder.borrow_mut().inner_mut().finish();
         self.deliver()?;
+        self.decoder.borrow_mut().release_buffers();
         match self.done.take() {
             Some(response) => Ok(response),
             None => self.decoder.borrow_mut().response_js(),

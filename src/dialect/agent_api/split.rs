@@ -229,6 +229,12 @@ impl SplitUpdates {
         }
         write(&mut self.json, response);
         self.table.push(clamp(taken.len()));
+        // The whole response's texts at once: one allocation of at most their byte length in
+        // code units, rather than growth by doubling (which, for the response at the end of a
+        // long stream, had held up to twice the texts, and the copy beside it while it grew).
+        self.text
+            .reserve(taken.iter().map(|(_, _, t)| t.len()).sum::<usize>());
+        self.table.reserve(4 * taken.len());
         for (m, c, t) in taken {
             let (start, end) = self.push_text(&t);
             self.table
