@@ -91,8 +91,9 @@ pub struct JsAgentStreamDecoder {
 #[wasm_bindgen(module = "/src/wasm/updates.js")]
 extern "C" {
     /// Builds the `StreamUpdate[]` of one drain from its split form, appended to `into` (an
-    /// array) or to a new array (`undefined`); returns that array. `None` stands for an empty
-    /// `[]` JSON or text (not decoded out of wasm memory, as a string argument always is).
+    /// array) or to a new array (`undefined`); returns that array. `text` crosses as a
+    /// `Uint16Array` view into wasm memory (UTF-16 code units). `None` stands for an empty `[]`
+    /// JSON or text (not decoded out of wasm memory, as a string argument always is).
     #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
     fn build_stream_updates(
         json: Option<&str>,

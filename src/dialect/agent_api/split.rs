@@ -29,8 +29,8 @@ pub struct SplitUpdates {
     pub json: String,
     /// The texts, the deltas' message ids and the strings of plain updates, one after another
     /// (a message id is written once for a run of updates of the same message), in UTF-16 code
-    /// units: a JavaScript reader makes it a string without decoding UTF-8 (`TextDecoder`
-    /// decodes UTF-16 several times faster than UTF-8 with non-ASCII text, V8 and Node 20).
+    /// units: a JavaScript reader makes it a string without decoding UTF-8 (Node's `Buffer` reads
+    /// UTF-16 about 3x faster than Node 20's `TextDecoder` decodes UTF-8 with non-ASCII text).
     pub text: Vec<u16>,
     /// Updates: per update, in order, one entry:
     /// - [`SplitUpdates::JSON`]: the next update of `json`;
