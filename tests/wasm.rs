@@ -123,6 +123,88 @@ fn text_of_every_utf8_width_crosses_exactly_per_event_and_batched() {
     }
 }
 
+/// The updates `src/wasm/updates.js` builds from the split form are the updates the assembler
+/// gives as JSON, in every mode, however the stream is cut: completions that repeat their deltas
+/// or differ from them, a content with a field after `text`, interleaved messages, released
+/// messages, events after the end, and a sequence number beyond 32 bits.
+#[wasm_bindgen_test]
+fn updates_built_in_javascript_are_the_assemblers() {
+    use agentwire::dialect::agent_api::{AgentStream, AssemblerOptions};
+    let ev = |v: serde_json::Value| format!("data: {v}\n\n");
+    let content = |m: &str, delta: bool, status: &str, t: &str| {
+        ev(
+            serde_json::json!({"object": "content", "msg_id": m, "index": 0, "delta": delta, "type": "text", "status": status, "text": t}),
+        )
+    };
+    let message = |m: &str, status: &str| {
+        ev(
+            serde_json::json!({"object": "message", "id": m, "type": "message", "role": "assistant", "status": status}),
+        )
+    };
+    let tricky = [
+        message("m1", "in_progress"),
+        content("m1", true, "in_progress", "Hel"),
+        content("m2", true, "in_progress", "\u{1F600}a"),
+        content("m1", true, "in_progress", "lo \u{e9}"),
+        content("m2", true, "in_progress", "b"),
+        content("m1", false, "completed", "Hello \u{e9}"),
+        message("m1", "completed"),
+        content("m2", false, "completed", "Different"),
+        message("m2", "completed"),
+        content("m3", true, "in_progress", "x"),
+        ev(serde_json::json!({"object": "content", "msg_id": "m3", "index": 0, "type": "text", "status": "completed", "text": "x", "annotations": []})),
+        content("m3", true, "in_progress", "y"),
+        ev(serde_json::json!({"object": "response", "id": "r", "status": "completed"})),
+        content("m1", false, "completed", "Changed"),
+        content("m3", true, "in_progress", "z"),
+        // A sequence number beyond 32 bits (the table carries it as two numbers).
+        ev(
+            serde_json::json!({"object": "message", "id": "m4", "type": "message", "status": "in_progress", "sequence_number": 5_000_000_000u64}),
+        ),
+    ]
+    .concat();
+    let parse = |v: &JsValue| -> serde_json::Value {
+        serde_json::from_str(&String::from(js_sys::JSON::stringify(v).unwrap())).unwrap()
+    };
+    for sse in [tricky.as_str(), RAW] {
+        for (batch, retain) in [(false, true), (true, true), (false, false), (true, false)] {
+            for size in [5, 64, 1000, sse.len()] {
+                let options = Object::new();
+                Reflect::set(&options, &"batch".into(), &batch.into()).unwrap();
+                Reflect::set(&options, &"retainMessages".into(), &retain.into()).unwrap();
+                let mut d =
+                    JsAgentStreamDecoder::new(Some(tsify::Ts::new_unchecked(options.into())))
+                        .unwrap();
+                let mut rust = AgentStream::new(AssemblerOptions {
+                    coalesce: batch,
+                    retain_messages: retain,
+                    ..Default::default()
+                });
+                let (mut js, mut expected) = (Vec::new(), Vec::new());
+                let mut json = String::new();
+                for chunk in sse.as_bytes().chunks(size) {
+                    let fed: JsValue = d.feed(Uint8Array::from(chunk).into()).unwrap().into();
+                    js.extend(Array::from(&fed).iter().map(|u| parse(&u)));
+                    rust.feed(chunk);
+                    json.clear();
+                    rust.assembler_mut().drain_updates_json(&mut json);
+                    expected.extend(serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap());
+                }
+                let last: JsValue = d.finish().unwrap().into();
+                js.extend(Array::from(&last).iter().map(|u| parse(&u)));
+                rust.finish();
+                json.clear();
+                rust.assembler_mut().drain_updates_json(&mut json);
+                expected.extend(serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap());
+                assert_eq!(
+                    js, expected,
+                    "batch {batch}, retain {retain}, {size}-byte chunks"
+                );
+            }
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn errors_are_error_objects_with_a_code() {
     let e = JsRequestBuilder::new()
