@@ -12,6 +12,15 @@
 
 use std::borrow::Cow;
 
+/// A member's key, as [`Members::next`] found it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Key<'a, K> {
+    /// A key the caller's recognizer named.
+    Known(K),
+    /// Any other key's text (it has no escapes).
+    Other(&'a str),
+}
+
 /// A member's value, as the scanner found it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Scanned<'a> {
@@ -43,7 +52,16 @@ impl Scanned<'_> {
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+/// The index of the first byte at or after `b[i]` that is not JSON whitespace (`b.len()` if none).
+#[inline(always)] // nearly always no whitespace: one comparison where it is called
+fn skip_ws(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(&c) if c > b' ' => i,
+        _ => skip_ws_loop(b, i),
+    }
+}
+
+fn skip_ws_loop(b: &[u8], mut i: usize) -> usize {
     while let Some(&c) = b.get(i) {
         if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
             break;
@@ -98,10 +116,23 @@ pub(crate) fn next_special(b: &[u8], mut j: usize) -> Option<usize> {
             };
         }
     }
-    let rest = b.get(j..)?;
-    rest.iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        .map(|k| j + k)
+    // Fewer than eight bytes left: the last eight bytes of `b` as one word, shifted so that the
+    // bytes left come first and the top is filled with 0xff (not special).
+    let len = b.len();
+    if j >= len {
+        return None;
+    }
+    let Some(last) = len.checked_sub(8).and_then(|s| b.get(s..)) else {
+        let rest = b.get(j..)?;
+        return rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map(|k| j + k);
+    };
+    let shift = 8 * (j + 8 - len) as u32; // 8..=56: the bytes already searched
+    let word = u64::from_le_bytes(last.try_into().ok()?) >> shift | !0u64 << (64 - shift);
+    let mask = special_bytes(word);
+    (mask != 0).then(|| j + (mask.trailing_zeros() / 8) as usize)
 }
 
 /// The high bit of each byte of `w` that is `"`, `\` or below 0x20, exact up to the lowest such
@@ -228,9 +259,18 @@ impl<'a> Members<'a> {
 
     /// The next member as `Some(Some((key, value)))`; `Some(None)` at the end of the object when
     /// nothing but whitespace follows it; `None` for anything the scanner does not handle.
+    ///
+    /// `known` may recognize a key without the string scan: given the bytes after the key's
+    /// opening quote, it answers `Some((k, n))` when they start with the `n` bytes of the key it
+    /// calls `k`, none of which may be `"`, `\` or a control character. The scanner then checks
+    /// that a `"` follows (so `known` need not: `"texts"` is not taken for `"text"`) and answers
+    /// [`Key::Known`]; every other key is scanned and answered as [`Key::Other`].
     #[inline(always)] // one call site: the hot loop of the Agent API's event reader
     #[allow(clippy::option_option)] // three outcomes: a member, the end, or "use a full parser"
-    pub(crate) fn next(&mut self) -> Option<Option<(&'a str, Scanned<'a>)>> {
+    pub(crate) fn next<K>(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(K, usize)>,
+    ) -> Option<Option<(Key<'a, K>, Scanned<'a>)>> {
         let text = self.text;
         let b = text.as_bytes();
         let mut i = self.i;
@@ -249,11 +289,20 @@ impl<'a> Members<'a> {
         if b.get(i) != Some(&b'"') {
             return None;
         }
-        let (end, escaped) = scan_string(b, i)?;
-        if escaped {
-            return None;
-        }
-        let key = text.get(i + 1..end)?;
+        let recognized = b
+            .get(i + 1..)
+            .and_then(&known)
+            .filter(|&(_, n)| b.get(i + 1 + n) == Some(&b'"'));
+        let (key, end) = match recognized {
+            Some((k, n)) => (Key::Known(k), i + 1 + n),
+            None => {
+                let (end, escaped) = scan_string(b, i)?;
+                if escaped {
+                    return None;
+                }
+                (Key::Other(text.get(i + 1..end)?), end)
+            }
+        };
         i = skip_ws(b, end + 1);
         if b.get(i) != Some(&b':') {
             return None;
@@ -343,7 +392,8 @@ pub(crate) fn scan_object<'a>(
     mut member: impl FnMut(&'a str, Scanned<'a>) -> Option<()>,
 ) -> Option<()> {
     let mut members = Members::new(text, max_depth)?;
-    while let Some((key, value)) = members.next()? {
+    while let Some((key, value)) = members.next(|_| None::<(std::convert::Infallible, usize)>)? {
+        let Key::Other(key) = key;
         member(key, value)?;
     }
     Some(())
@@ -391,6 +441,29 @@ mod tests {
         assert_eq!(m[1].1, Scanned::UInt(10_000_000_000_000_000_000));
         assert_eq!(m[2].1, Scanned::Raw("99999999999999999999"));
         assert_eq!(members("{}").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_recognized_key_is_taken_only_when_its_closing_quote_follows() {
+        let known = |rest: &[u8]| rest.starts_with(b"ab").then_some(((), 2));
+        let mut m = Members::new(r#"{"ab":1,"abc":2, "a" :3,"ab\u0063":4}"#, 8).unwrap();
+        assert_eq!(
+            m.next(known),
+            Some(Some((Key::Known(()), Scanned::UInt(1))))
+        );
+        assert_eq!(
+            m.next(known),
+            Some(Some((Key::Other("abc"), Scanned::UInt(2))))
+        );
+        assert_eq!(
+            m.next(known),
+            Some(Some((Key::Other("a"), Scanned::UInt(3))))
+        );
+        assert_eq!(
+            m.next(known),
+            None,
+            "an escaped key is left to a full parser"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
 use super::AgentApiError;
-use crate::json::scan::{Members, Scanned};
+use crate::json::scan::{Key, Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
 
 /// One event of an Agent API stream.
@@ -133,36 +133,47 @@ impl<'a> RawEvent<'a> {
     /// The loop of [`RawEvent::scan_into`]. The members of text deltas (nearly every event) are
     /// read here, in the scanning loop; the others in [`RawEvent::member`].
     fn scan_members(&mut self, data: &'a str, max_depth: usize) -> Option<()> {
+        use DeltaKey as K;
         let mut members = Members::new(data, max_depth)?;
-        while let Some((key, v)) = members.next()? {
+        while let Some((key, v)) = members.next(DeltaKey::recognize)? {
+            let key = match key {
+                Key::Known(k) => k,
+                // Unreachable for the keys `recognize` knows; checked so that it cannot matter.
+                Key::Other(name) => match DeltaKey::recognize(name.as_bytes()) {
+                    Some((k, n)) if n == name.len() => k,
+                    _ => {
+                        self.member(name, v)?;
+                        continue;
+                    }
+                },
+            };
             match key {
-                "object" => self.object = cow_str(v)?,
-                "sequence_number" => {
+                K::Object => self.object = cow_str(v)?,
+                K::SequenceNumber => {
                     self.sequence_number = match v {
                         Scanned::UInt(n) => Some(n),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                "status" => self.status = wire(v)?,
-                "type" => self.kind = cow_str(v)?,
-                "index" => {
+                K::Status => self.status = wire(v)?,
+                K::Type => self.kind = cow_str(v)?,
+                K::Index => {
                     self.index = match v {
                         Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                "delta" => {
+                K::Delta => {
                     self.delta = match v {
                         Scanned::Bool(b) => Some(b),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                "msg_id" => self.msg_id = cow_str(v)?,
-                "text" => self.text = cow_str(v)?,
-                _ => self.member(key, v)?,
+                K::MsgId => self.msg_id = cow_str(v)?,
+                K::Text => self.text = cow_str(v)?,
             }
         }
         Some(())
@@ -386,6 +397,46 @@ impl<'a> RawEvent<'a> {
     }
 }
 
+/// The keys of a text delta, the members nearly every event has, which [`RawEvent::scan_into`]
+/// reads in its scanning loop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum DeltaKey {
+    Object,
+    SequenceNumber,
+    Status,
+    Type,
+    Index,
+    Delta,
+    MsgId,
+    Text,
+}
+
+impl DeltaKey {
+    /// The key `rest` starts with, and its length (the recognizer of [`Members::next`]): chosen by
+    /// its first bytes, then confirmed by one comparison with a constant, which the compiler makes
+    /// a few word compares instead of a scan of the key for its closing quote.
+    #[inline(always)]
+    fn recognize(rest: &[u8]) -> Option<(Self, usize)> {
+        #[inline(always)]
+        fn is(rest: &[u8], name: &[u8], key: DeltaKey) -> Option<(DeltaKey, usize)> {
+            rest.starts_with(name).then_some((key, name.len()))
+        }
+        match *rest.first()? {
+            b'o' => is(rest, b"object", Self::Object),
+            b's' if rest.get(1) == Some(&b'e') => {
+                is(rest, b"sequence_number", Self::SequenceNumber)
+            }
+            b's' => is(rest, b"status", Self::Status),
+            b't' if rest.get(1) == Some(&b'y') => is(rest, b"type", Self::Type),
+            b't' => is(rest, b"text", Self::Text),
+            b'i' => is(rest, b"index", Self::Index),
+            b'd' => is(rest, b"delta", Self::Delta),
+            b'm' => is(rest, b"msg_id", Self::MsgId),
+            _ => None,
+        }
+    }
+}
+
 fn cow_str(v: Scanned<'_>) -> Option<Option<CowStr<'_>>> {
     match v {
         Scanned::Str(s) => Some(Some(CowStr(s))),
@@ -540,6 +591,19 @@ mod tests {
                 "file_data",
                 "refusal",
                 "video_url",
+                // Keys that start like the ones read in the scanning loop, and their prefixes.
+                "texts",
+                "tex",
+                "objects",
+                "statu",
+                "sequence_numbers",
+                "types",
+                "ty",
+                "msg_ids",
+                "indexes",
+                "deltas",
+                "s",
+                "",
             ])
             .prop_map(str::to_owned),
             "[a-z]{1,6}",
