@@ -149,6 +149,29 @@ fn special_bytes(w: u64) -> u64 {
     quote | backslash | control
 }
 
+/// Whether `rest` starts with `name`, compared eight bytes at a time as words. Inlined with a
+/// constant `name` this is a load and a compare with a constant per word, where a slice compare
+/// (`starts_with`) is a call to `memcmp` on wasm32. Fewer than eight bytes left in `rest` at a
+/// word take the slice compare.
+#[inline(always)]
+pub(crate) fn starts_with_words(rest: &[u8], name: &[u8]) -> bool {
+    for (w, part) in name.chunks(8).enumerate() {
+        let at = w * 8;
+        let Some(have) = rest.get(at..at + 8).and_then(|b| b.try_into().ok()) else {
+            return rest.starts_with(name);
+        };
+        let (mut want, mut mask) = (0u64, 0u64);
+        for (k, &c) in part.iter().enumerate() {
+            want |= u64::from(c) << (8 * k);
+            mask |= 0xff << (8 * k);
+        }
+        if u64::from_le_bytes(have) & mask != want {
+            return false;
+        }
+    }
+    true
+}
+
 /// Scans a number starting at `i`; returns its end if it matches the JSON grammar
 /// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) and whether it is an integer.
 fn scan_number(b: &[u8], i: usize) -> Option<(usize, bool)> {
@@ -441,6 +464,14 @@ mod tests {
         assert_eq!(m[1].1, Scanned::UInt(10_000_000_000_000_000_000));
         assert_eq!(m[2].1, Scanned::Raw("99999999999999999999"));
         assert_eq!(members("{}").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn the_word_compare_is_starts_with() {
+        use proptest::prelude::*;
+        proptest!(|(rest in prop::collection::vec(b'a'..=b'c', 0..20), name in prop::collection::vec(b'a'..=b'c', 0..18))| {
+            prop_assert_eq!(starts_with_words(&rest, &name), rest.starts_with(&name));
+        });
     }
 
     #[test]

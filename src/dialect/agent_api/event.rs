@@ -9,7 +9,7 @@ use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
 use super::AgentApiError;
-use crate::json::scan::{Key, Members, Scanned};
+use crate::json::scan::{starts_with_words, Key, Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
 
 /// One event of an Agent API stream.
@@ -413,13 +413,13 @@ enum DeltaKey {
 
 impl DeltaKey {
     /// The key `rest` starts with, and its length (the recognizer of [`Members::next`]): chosen by
-    /// its first bytes, then confirmed by one comparison with a constant, which the compiler makes
-    /// a few word compares instead of a scan of the key for its closing quote.
+    /// its first bytes, then confirmed by a compare with a constant a word at a time, instead of a
+    /// scan of the key for its closing quote.
     #[inline(always)]
     fn recognize(rest: &[u8]) -> Option<(Self, usize)> {
         #[inline(always)]
         fn is(rest: &[u8], name: &[u8], key: DeltaKey) -> Option<(DeltaKey, usize)> {
-            rest.starts_with(name).then_some((key, name.len()))
+            starts_with_words(rest, name).then_some((key, name.len()))
         }
         match *rest.first()? {
             b'o' => is(rest, b"object", Self::Object),
