@@ -16,7 +16,9 @@ if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
   features=(--no-default-features --features "$AGENTWIRE_FEATURES")
 fi
 echo "build: cargo (wasm32-unknown-unknown, release) ${features[*]:-}" >&2
-cargo build --quiet --lib --target wasm32-unknown-unknown --release "${features[@]}"
+# The wasm module is the agentwire-wasm package (cdylib/): it links the library, and the release
+# profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml).
+cargo build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release "${features[@]}"
 wasm=target/wasm32-unknown-unknown/release/agentwire.wasm
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)

@@ -25,11 +25,11 @@ step "set-up"
 
 step "format and lints"
 cargo fmt --check
-cargo clippy --quiet --all-targets -- -D warnings
-cargo clippy --quiet --lib --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet --workspace --all-targets -- -D warnings
+cargo clippy --quiet --workspace --lib --target wasm32-unknown-unknown -- -D warnings
 
 step "native tests"
-cargo test --quiet
+cargo test --quiet --workspace
 
 step "build the package"
 ./scripts/build.sh

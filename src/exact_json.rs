@@ -16,7 +16,8 @@ use serde_json::{Number, Value};
 /// # Errors
 ///
 /// serde_json's error when `text` is not JSON.
-pub(crate) fn parse(text: &str) -> Result<Value, serde_json::Error> {
+#[doc(hidden)]
+pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     let mut value: Value = serde_json::from_str(text)?;
     let mut pos = 0;
     // The text is valid JSON (serde_json just said so), nested at most 128 deep (serde_json's

@@ -15,20 +15,19 @@
 )]
 #![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
 
-pub mod body;
+// The streaming path and the message model are compiled as their own crate (agentwire-core, crate
+// root src/core.rs) so that the release profile can build them for speed and the rest for size;
+// they are re-exported here at the paths they would have as modules of this crate.
+use agentwire_core::exact_json;
+#[doc(hidden)]
+pub use agentwire_core::wire_enum;
+pub use agentwire_core::{body, error, json, limits, pattern, platform, sse, wire};
+
 pub mod dialect;
-pub mod error;
-mod exact_json;
-pub mod json;
-pub mod limits;
-pub mod pattern;
-pub mod platform;
 pub mod run;
-pub mod sse;
 pub mod tool;
 pub mod transport;
 pub mod url;
-pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

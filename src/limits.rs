@@ -253,11 +253,8 @@ pub fn nesting_exceeds(text: &[u8], max_depth: usize) -> Option<usize> {
 
 /// Counts `bytes` against a stream's [`Limits::max_stream_bytes`]: returns the prefix that may be
 /// decoded, and whether the limit was hit (the rest must not be decoded).
-pub(crate) fn admit_bytes<'a>(
-    fed: &mut u64,
-    limit: Option<u64>,
-    bytes: &'a [u8],
-) -> (&'a [u8], bool) {
+#[doc(hidden)]
+pub fn admit_bytes<'a>(fed: &mut u64, limit: Option<u64>, bytes: &'a [u8]) -> (&'a [u8], bool) {
     let len = bytes.len() as u64;
     match limit {
         Some(limit) if fed.saturating_add(len) > limit => {
@@ -276,7 +273,8 @@ pub(crate) fn admit_bytes<'a>(
 }
 
 /// The too-deep error for `data` (its first 1,024 bytes kept, cut at a character boundary).
-pub(crate) fn too_deep(data: &str, limit: usize, offset: usize) -> LimitError {
+#[doc(hidden)]
+pub fn too_deep(data: &str, limit: usize, offset: usize) -> LimitError {
     LimitError::TooDeep {
         limit,
         offset,
@@ -285,7 +283,8 @@ pub(crate) fn too_deep(data: &str, limit: usize, offset: usize) -> LimitError {
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
-pub(crate) fn prefix(s: &str, max: usize) -> &str {
+#[doc(hidden)]
+pub fn prefix(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -297,7 +296,8 @@ pub(crate) fn prefix(s: &str, max: usize) -> &str {
 }
 
 /// The length of `value`'s compact JSON text, without building it.
-pub(crate) fn json_size(value: &serde_json::Value) -> usize {
+#[doc(hidden)]
+pub fn json_size(value: &serde_json::Value) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -317,7 +317,8 @@ pub(crate) fn json_size(value: &serde_json::Value) -> usize {
 
 /// A byte budget: how much more a part and its message may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Budget {
+#[doc(hidden)]
+pub struct Budget {
     /// Bytes the part may still take.
     pub part: usize,
     /// Bytes the message may still take.
@@ -333,7 +334,8 @@ impl Budget {
 
 /// Per-message bookkeeping of an assembler: sizes so far and which limits were hit.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct MessageTally {
+#[doc(hidden)]
+pub struct MessageTally {
     /// Bytes of the message so far.
     pub bytes: usize,
     /// The message hit a limit (`message-too-large` or `too-many-parts`): later content for it
@@ -346,7 +348,8 @@ pub(crate) struct MessageTally {
 
 /// Per-part bookkeeping of an assembler.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct PartTally {
+#[doc(hidden)]
+pub struct PartTally {
     /// Bytes of the part so far.
     pub size: usize,
     /// The part hit a limit: later content for it is dropped.
@@ -402,7 +405,8 @@ impl MessageTally {
 /// Cuts the pieces of a part to a [`Budget`]: strings are cut at a character boundary, a JSON
 /// value that does not fit is dropped. Records whether anything was cut and which limit bound.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Cutter {
+#[doc(hidden)]
+pub struct Cutter {
     budget: Budget,
     used: usize,
     /// Something was cut or dropped.

@@ -1,5 +1,6 @@
 // The native side of the profile (run.mjs's `native` group): builds examples/bench_stream.rs with
-// the release profile (opt-level "z", the wasm's) and with opt-level 3, times each stage, and, when
+// the release profile (as the wasm module: agentwire-core at opt-level 3, the rest of the library at
+// "z") and with opt-level 3 throughout, times each stage, and, when
 // valgrind is installed, counts each stage's instructions with callgrind (a count does not depend
 // on the machine's load, unlike a time) and lists the functions that execute most of them.
 import { execFileSync } from "node:child_process";
@@ -22,7 +23,7 @@ const has = (cmd) => {
 
 function build(name, env, targetDir) {
   say(`building examples/bench_stream.rs (${name})`);
-  execFileSync("cargo", ["build", "--quiet", "--release", "--example", "bench_stream"], {
+  execFileSync("cargo", ["build", "--quiet", "--release", "-p", "agentwire-wasm", "--example", "bench_stream"], {
     cwd: root,
     env: { ...process.env, ...env, ...(targetDir ? { CARGO_TARGET_DIR: targetDir } : {}) },
     stdio: ["ignore", "inherit", "inherit"],
@@ -49,8 +50,9 @@ export function runNative({ callgrind = has("valgrind") } = {}) {
   if (!existsSync(corpus)) throw new Error("no corpus: run the bench once");
   const meta = JSON.parse(readFileSync(join(benchDir, "corpus.json"), "utf8"));
   const builds = {
-    "opt-level z (release profile)": build("opt-level z", {}, null),
-    "opt-level 3": build("opt-level 3", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "3" }, join(benchDir, "native-o3")),
+    // As the wasm module is built: agentwire-core and the linking crate at 3, the library at "z".
+    "release profile": build("release profile", {}, null),
+    "opt-level 3 throughout": build("opt-level 3 throughout", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "3" }, join(benchDir, "native-o3")),
   };
   const result = {};
   for (const [name, bin] of Object.entries(builds)) {
@@ -59,7 +61,7 @@ export function runNative({ callgrind = has("valgrind") } = {}) {
     console.log(out.replace(/^/gm, "  ").trimEnd());
     result[name] = { times: out };
     if (!callgrind) continue;
-    const dir = join(benchDir, "callgrind", name.startsWith("opt-level 3") ? "o3" : "oz");
+    const dir = join(benchDir, "callgrind", name.startsWith("opt-level 3") ? "o3" : "release");
     mkdirSync(dir, { recursive: true });
     say(`callgrind: counting instructions per stage (${name})`);
     const base = instructions(bin, "none", dir).total;

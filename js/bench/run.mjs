@@ -6,7 +6,7 @@
 //   node js/bench/run.mjs [node] [chromium] [sizes]      (default: these three)
 //                         [profile] [native] [variants]  (on request: where the time goes)
 //     profile   V8 CPU profile of AgentStreamDecoder by stage (needs the sizes group's named wasm)
-//     native    examples/bench_stream.rs at opt-level z and 3, timed and counted with callgrind
+//     native    examples/bench_stream.rs with the release profile and at opt-level 3, timed and counted with callgrind
 //     variants  the wasm at other optimization settings (variants.mjs): size and speed
 //   AGENTWIRE_BENCH_RUNS=7                               timed runs per measurement
 //   AGENTWIRE_BENCH_MODULES=stream,memory                only these modules

@@ -60,7 +60,7 @@ function sourceHash(extra) {
     if (st.isDirectory()) for (const f of readdirSync(p).sort()) walk(join(p, f));
     else h.update(relative(root, p)).update(readFileSync(p));
   };
-  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "scripts/build.sh"]) walk(join(root, p));
+  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "core/Cargo.toml", "cdylib", "scripts/build.sh"]) walk(join(root, p));
   h.update(extra);
   return h.digest("hex").slice(0, 16);
 }
@@ -82,7 +82,7 @@ export function featureBuild(features, say = () => {}) {
   rmSync(dir, { recursive: true, force: true });
   const tree = join(dir, "tree");
   mkdirSync(tree, { recursive: true });
-  for (const p of ["Cargo.toml", "Cargo.lock", "src", "scripts", "examples", "pkg-template", "js/src", "js/tsconfig.json"]) {
+  for (const p of ["Cargo.toml", "Cargo.lock", "core", "cdylib", "src", "scripts", "examples", "pkg-template", "js/src", "js/tsconfig.json"]) {
     cpSync(join(root, p), join(tree, p), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(tree, "node_modules"));
@@ -149,7 +149,7 @@ export function twiggyReport() {
   const dir = join(benchDir, "named");
   mkdirSync(dir, { recursive: true });
   // The default build (target/ may hold a feature build of the test command's last step).
-  execFileSync("cargo", ["build", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--release"], { cwd: root, stdio: "inherit" });
+  execFileSync("cargo", ["build", "--quiet", "--lib", "-p", "agentwire-wasm", "--target", "wasm32-unknown-unknown", "--release"], { cwd: root, stdio: "inherit" });
   const src = join(root, "target/wasm32-unknown-unknown/release/agentwire.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--keep-debug", "--out-dir", dir, "--out-name", "agentwire", src]);
   const named = join(dir, "agentwire_opt_named.wasm");

@@ -13,12 +13,17 @@ import { compressed } from "./sizes.mjs";
 
 const simd = "-C target-feature=+simd128"; // .cargo/config.toml's rustflags, which RUSTFLAGS replaces
 export const VARIANTS = {
-  "agentwire at opt-level 2": { dir: "a2", env: {}, config: ["profile.release.package.agentwire.opt-level=2"] },
-  "agentwire at opt-level s": { dir: "as", env: {}, config: ['profile.release.package.agentwire.opt-level="s"'] },
+  "the library at opt-level 3 too": { dir: "lib3", env: {}, config: ["profile.release.package.agentwire.opt-level=3"] },
+  "agentwire-core at opt-level 2": { dir: "c2", env: {}, config: ["profile.release.package.agentwire-core.opt-level=2"] },
+  "agentwire-core at opt-level s": { dir: "cs", env: {}, config: ['profile.release.package.agentwire-core.opt-level="s"'] },
   "opt-level z throughout": {
     dir: "z",
     env: {},
-    config: ['profile.release.package.agentwire.opt-level="z"', 'profile.release.package.serde_json.opt-level="z"'],
+    config: [
+      'profile.release.package.agentwire-core.opt-level="z"',
+      'profile.release.package.agentwire-wasm.opt-level="z"',
+      'profile.release.package.serde_json.opt-level="z"',
+    ],
   },
   "LLVM inline threshold 75 (3 has 250)": {
     dir: "i75",
@@ -35,7 +40,7 @@ function build(name, v, say) {
   mkdirSync(dir, { recursive: true });
   say(`building the wasm with ${name}`);
   const config = v.config.flatMap((c) => ["--config", c]);
-  execFileSync("cargo", ["build", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--release", ...config], {
+  execFileSync("cargo", ["build", "--quiet", "--lib", "-p", "agentwire-wasm", "--target", "wasm32-unknown-unknown", "--release", ...config], {
     cwd: root,
     env: { ...process.env, ...v.env, CARGO_TARGET_DIR: targetDir },
     stdio: ["ignore", "inherit", "inherit"],
@@ -48,7 +53,7 @@ function build(name, v, say) {
 
 /** Builds the variants and times them, with the anchors, in a child process (this file's second mode). */
 export function runVariants(say) {
-  const dirs = { "opt-level z (shipped, pkg/web)": join(root, "pkg/web") };
+  const dirs = { "the release profile (shipped, pkg/web)": join(root, "pkg/web") };
   for (const [name, v] of Object.entries(VARIANTS)) dirs[name] = build(name, v, say);
   const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, JSON.stringify(dirs)], {
     cwd: root,

@@ -5,7 +5,7 @@
 #[cfg(feature = "acp")]
 pub mod acp;
 #[cfg(feature = "agent-api")]
-pub mod agent_api;
+pub use agentwire_core::dialect::agent_api;
 #[cfg(feature = "agentx")]
 pub mod agentx;
 #[cfg(feature = "atlas")]

@@ -534,7 +534,7 @@ mod tests {
     fn the_fast_path_reads_every_fixture_event_as_serde_does() {
         let root = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/fixtures/agentscope-runtime"
+            "/../../shared/fixtures/agentscope-runtime"
         );
         let (mut fast, mut total) = (0, 0);
         for name in [

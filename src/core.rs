@@ -1,0 +1,36 @@
+//! agentwire-core: the part of agentwire that runs for every byte of a stream, and the message
+//! model it fills: the SSE decoder ([`sse`]), JSON scanning and writing ([`json`]), the limits
+//! ([`limits`]), the Agent API dialect ([`dialect::agent_api`]: its event reader, assembler and
+//! models), message bodies and their queries ([`body`], [`pattern`]), and what those share
+//! ([`error`], [`wire`], [`platform`]).
+//!
+//! Its sources are the agentwire package's own `src/` files; this crate root only compiles them as
+//! a crate of their own, so that the release profile can build them at opt-level 3 for speed while
+//! the rest of agentwire (the other dialects, tools, runs and the wasm binding) is built at `"z"`
+//! for size (see the package's `Cargo.toml`). Use it through the `agentwire` crate, which
+//! re-exports every module here at the same path (`agentwire::sse`, `agentwire::dialect::agent_api`,
+//! …). Items marked `#[doc(hidden)]` are internals shared with agentwire, not API.
+#![deny(missing_docs)]
+// A build without the Agent API leaves some shared internal helpers unused.
+#![cfg_attr(not(feature = "agent-api"), allow(dead_code, unused_imports))]
+#![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
+
+pub mod body;
+pub mod error;
+#[doc(hidden)]
+pub mod exact_json;
+pub mod json;
+pub mod limits;
+pub mod pattern;
+pub mod platform;
+pub mod sse;
+pub mod wire;
+
+/// The dialects agentwire-core holds (agentwire's `dialect` module re-exports them beside the
+/// others).
+pub mod dialect {
+    #[cfg(feature = "agent-api")]
+    pub mod agent_api;
+}
+
+pub use error::ErrorCode;
