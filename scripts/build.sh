@@ -19,7 +19,7 @@ echo "build: cargo (wasm32-unknown-unknown, release) ${features[*]:-}" >&2
 # The wasm module is the agentwire-wasm package (cdylib/): it links the library, and the release
 # profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml).
 cargo build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release "${features[@]}"
-wasm=target/wasm32-unknown-unknown/release/agentwire.wasm
+wasm=target/wasm32-unknown-unknown/release/agentwire_wasm.wasm
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 have=$(wasm-bindgen --version | awk '{print $2}')

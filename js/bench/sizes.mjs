@@ -109,7 +109,7 @@ export function featureBuild(features, say = () => {}) {
 
 // Where a function's bytes are attributed, first match wins. Names are Rust's (v0/legacy demangled)
 // as the wasm name section keeps them; wasm-opt's inlining folds callees into their callers.
-const ours = (n) => /^<*agentwire::/.test(n);
+const ours = (n) => /^<*agentwire(_core)?::/.test(n);
 const GROUPS = [
   ["names and custom sections (not shipped)", (n) => /subsection|custom section/.test(n)],
   ["data segments (strings, tables)", (n) => n.startsWith("data segment")],
@@ -127,13 +127,16 @@ const GROUPS = [
   ["serde (generic impls: Option, Vec, maps)", (n) => /\bserde(_core)?(\[[0-9a-f]+\])?::/.test(n) && !ours(n)],
 ];
 
-/** The attribution group of a function name: a fixed group, or the agentwire module it belongs to. */
+/**
+ * The attribution group of a function name: a fixed group, or the agentwire module it belongs to,
+ * named by its crate (`agentwire_core::` for the streaming path built at opt-level 3).
+ */
 export function groupOf(name) {
   for (const [g, test] of GROUPS) if (test(name)) return g;
-  const m = /agentwire::((?:[a-z_0-9]+::)*?[a-z_0-9]+)::(?:_::|<|[A-Z]|[a-z_0-9]+::h[0-9a-f]{16}$)/.exec(name);
+  const m = /(agentwire(?:_core)?)::((?:[a-z_0-9]+::)*?[a-z_0-9]+)::(?:_::|<|[A-Z]|[a-z_0-9]+::h[0-9a-f]{16}$)/.exec(name);
   if (m) {
     const serde = /serde/.test(name) ? " (serde derive)" : "";
-    return `agentwire::${m[1]}${serde}`;
+    return `${m[1]}::${m[2]}${serde}`;
   }
   if (/\b(alloc|core|std)(\[[0-9a-f]+\])?::/.test(name)) return "core/alloc/std (other)";
   if (/\b(memchr|base64|hashbrown|thiserror|getrandom)/.test(name)) return RegExp.$1;
@@ -150,7 +153,7 @@ export function twiggyReport() {
   mkdirSync(dir, { recursive: true });
   // The default build (target/ may hold a feature build of the test command's last step).
   execFileSync("cargo", ["build", "--quiet", "--lib", "-p", "agentwire-wasm", "--target", "wasm32-unknown-unknown", "--release"], { cwd: root, stdio: "inherit" });
-  const src = join(root, "target/wasm32-unknown-unknown/release/agentwire.wasm");
+  const src = join(root, "target/wasm32-unknown-unknown/release/agentwire_wasm.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--keep-debug", "--out-dir", dir, "--out-name", "agentwire", src]);
   const named = join(dir, "agentwire_opt_named.wasm");
   execFileSync(join(root, "node_modules/.bin/wasm-opt"), ["-Oz", "-g", join(dir, "agentwire_bg.wasm"), "-o", named]);

@@ -45,7 +45,7 @@ function build(name, v, say) {
     env: { ...process.env, ...v.env, CARGO_TARGET_DIR: targetDir },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  const wasm = join(targetDir, "wasm32-unknown-unknown/release/agentwire.wasm");
+  const wasm = join(targetDir, "wasm32-unknown-unknown/release/agentwire_wasm.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--out-name", "agentwire", wasm]);
   execFileSync(join(root, "node_modules/.bin/wasm-opt"), ["-Oz", join(dir, "agentwire_bg.wasm"), "-o", join(dir, "agentwire_bg.wasm")]);
   return dir;
