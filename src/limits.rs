@@ -3,8 +3,8 @@
 //! agentwire assembles bytes from servers it does not control; in a browser tab, a buffer without
 //! a bound is a way to exhaust memory. Every dialect's assembler options
 //! ([`agent_api::AssemblerOptions`](crate::dialect::agent_api::AssemblerOptions),
-//! [`acp::AcpOptions`](crate::dialect::acp::AcpOptions),
-//! [`agentx::AssemblerOptions`](crate::dialect::agentx::AssemblerOptions)) have a `limits` field
+//! `agentwire::dialect::acp::AcpOptions`, `agentwire::dialect::agentx::AssemblerOptions`: those
+//! dialects are in the agentwire crate, this module in agentwire-core) have a `limits` field
 //! of this type. The sixth limit, the size of one SSE event, is the decoder's
 //! [`SseOptions::max_event_size`](crate::sse::SseOptions::max_event_size) (16 MiB).
 //!
