@@ -23,19 +23,26 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(text)
 }
 
-/// A JavaScript value as a Rust value.
+/// A JavaScript value as a Rust value: `JSON.stringify`, then serde_json reads the text into a
+/// `serde_json::Value` tree, and `T` is read from the tree. The text reader is instantiated once
+/// for every argument type, and each type only gets the (smaller) reader of a tree: reading each
+/// `T` from the text directly took 8 KB more of the gzipped module. The values are argument
+/// objects, not streams: the extra tree costs no measurable time.
 ///
 /// # Errors
 /// A `ProtocolError` with code `invalid-argument` naming `what` when the value does not have the
-/// declared shape (or cannot be stringified: `BigInt`, cycles).
+/// declared shape (serde's message, e.g. ``unknown field `task_id`, expected one of …``, without a
+/// line and column, which would point into the stringified text), or cannot be stringified
+/// (`BigInt`, cycles).
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    if value.is_undefined() {
-        return serde_json::from_str("null").map_err(|e| invalid(what, &e.to_string()));
-    }
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
-    let text = String::from(text);
-    serde_json::from_str(&text).map_err(|e| invalid(what, &e.to_string()))
+    let tree = if value.is_undefined() {
+        serde_json::Value::Null
+    } else {
+        let text = js_sys::JSON::stringify(value)
+            .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
+        serde_json::from_str(&String::from(text)).map_err(|e| invalid(what, &e.to_string()))?
+    };
+    T::deserialize(tree).map_err(|e| invalid(what, &e.to_string()))
 }
 
 /// `from_js` for a `Ts<T>` argument.

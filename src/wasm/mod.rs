@@ -2,8 +2,9 @@
 //! core; nothing here parses, assembles or validates.
 //!
 //! How values cross (one serializer for everything): Rust values become JSON text with
-//! `serde_json` and JavaScript values with `JSON.parse`, and back with `JSON.stringify`; this is
-//! tsify's `json` mode behind `tsify::Ts<T>`. `JSON.parse` creates own data properties, so a
+//! `serde_json` and JavaScript values with `JSON.parse`, and back with `JSON.stringify` (read into a
+//! `serde_json::Value` first, then into the type: see `convert::from_js`); this is tsify's `json`
+//! mode behind `tsify::Ts<T>`. `JSON.parse` creates own data properties, so a
 //! `"__proto__"` key stays data and no prototype is ever changed (an object-by-object serializer that
 //! assigns `obj[key] = value` would set the prototype instead).
 //!
