@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::RunError;
 use crate::body::BodySchema;
+use crate::wire::json_map;
 
 /// Who sends a message: the client (the user's side) or the server (the agent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -193,7 +194,10 @@ impl CommunicationSchema {
     pub fn new(
         states: impl IntoIterator<Item = (String, Vec<Transition>)>,
     ) -> Result<Self, RunError> {
-        let states: BTreeMap<String, Vec<Transition>> = states.into_iter().collect();
+        // Extended, not collected (see `wire::json_map`); a repeated state keeps its last entry.
+        let mut map = BTreeMap::new();
+        map.extend(states);
+        let states: BTreeMap<String, Vec<Transition>> = map;
         if !states.contains_key(Self::INITIAL_STATE) {
             return Err(RunError::MissingInitialState {
                 states: states.keys().cloned().collect(),
@@ -268,17 +272,12 @@ impl CommunicationSchema {
 
     /// The schema as JSON (the shape [`from_json`](Self::from_json) reads).
     pub fn to_json(&self) -> Value {
-        Value::Object(
-            self.states
-                .iter()
-                .map(|(s, ts)| {
-                    (
-                        s.clone(),
-                        Value::Array(ts.iter().map(Transition::to_json).collect()),
-                    )
-                })
-                .collect(),
-        )
+        Value::Object(json_map(self.states.iter().map(|(s, ts)| {
+            (
+                s.clone(),
+                Value::Array(ts.iter().map(Transition::to_json).collect()),
+            )
+        })))
     }
 
     /// The state names, in name order.
@@ -350,8 +349,9 @@ impl CommunicationSchema {
                 && s != "end"
         };
         let mut ids: BTreeMap<&str, String> = BTreeMap::new();
-        let mut taken: std::collections::BTreeSet<String> =
-            self.states.keys().filter(|s| plain(s)).cloned().collect();
+        // Extended, not collected (see `wire::json_map`): the keys come sorted.
+        let mut taken = std::collections::BTreeSet::new();
+        taken.extend(self.states.keys().filter(|s| plain(s)).cloned());
         for (i, s) in self.states.keys().enumerate() {
             let id = if plain(s) {
                 s.clone()

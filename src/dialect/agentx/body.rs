@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::model::{Message, Part};
 use crate::body::{Body, Part as BodyPart, PartKind, PartStatus};
-use crate::wire::JsonMap;
+use crate::wire::{json_map, JsonMap};
 
 const JSON: &str = "application/json";
 const TEXT: &str = "text/plain";
@@ -38,12 +38,9 @@ pub(crate) fn body_with_status(message: &Message, last: Option<PartStatus>) -> B
 }
 
 fn meta(entries: &[(&str, &str)]) -> Option<JsonMap> {
-    Some(
-        entries
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), Value::String((*v).to_owned())))
-            .collect(),
-    )
+    Some(json_map(entries.iter().map(|(k, v)| {
+        ((*k).to_owned(), Value::String((*v).to_owned()))
+    })))
 }
 
 fn json_text<T: serde::Serialize>(v: &T) -> String {

@@ -12,7 +12,7 @@ use super::message::{
 };
 use super::AtlasError;
 use crate::platform::{now_unix_seconds, uuid_v4};
-use crate::wire::JsonMap;
+use crate::wire::{json_map, JsonMap};
 
 /// `path.name`, or `name` at the root.
 pub(crate) fn join(path: &str, name: &str) -> String {
@@ -93,11 +93,12 @@ pub(crate) fn optional_number(
 
 /// The entries of `object` whose keys are not `known`.
 pub(crate) fn extra(object: &JsonMap, known: &[&str]) -> JsonMap {
-    object
-        .iter()
-        .filter(|(k, _)| !known.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+    json_map(
+        object
+            .iter()
+            .filter(|(k, _)| !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    )
 }
 
 /// Checks `metadata.type`: a string or `null`; in strict mode, a known type.
