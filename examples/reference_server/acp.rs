@@ -159,23 +159,6 @@ fn now() -> String {
     )
 }
 
-/// A random UUID (version 4), as the SDK's ids are.
-fn uuid() -> String {
-    let mut b = [0u8; 16];
-    let _ = getrandom::getrandom(&mut b);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
-}
-
 fn manifest() -> AgentManifest {
     let mut m = AgentManifest::new(AGENT);
     m.description = Some("Plans a deployment and asks for approval before it acts".to_owned());
@@ -271,9 +254,15 @@ async fn create_run(
         return Err(not_found(&format!("Agent {}", request.agent_name)));
     }
     let run = Run {
-        run_id: uuid(),
+        // A random UUID (version 4), as the SDK's ids are.
+        run_id: agentwire::platform::uuid_v4(),
         agent_name: AGENT.to_owned(),
-        session_id: Some(request.session_id.clone().unwrap_or_else(uuid)),
+        session_id: Some(
+            request
+                .session_id
+                .clone()
+                .unwrap_or_else(agentwire::platform::uuid_v4),
+        ),
         created_at: Some(now()),
         ..Run::default()
     };

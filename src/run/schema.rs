@@ -197,7 +197,7 @@ impl CommunicationSchema {
         // Extended, not collected (see `wire::json_map`); a repeated state keeps its last entry.
         let mut map = BTreeMap::new();
         map.extend(states);
-        let states: BTreeMap<String, Vec<Transition>> = map;
+        let states = map;
         if !states.contains_key(Self::INITIAL_STATE) {
             return Err(RunError::MissingInitialState {
                 states: states.keys().cloned().collect(),
