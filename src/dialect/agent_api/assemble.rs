@@ -163,6 +163,16 @@ enum Pending {
         start: usize,
         end: usize,
     },
+    /// A text delta whose content was about to be replaced or moved before the drain, its text
+    /// copied out: its message id is `Assembler::kept[id..id_end]` and its text
+    /// `Assembler::kept[start..end]` (see `Assembler::materialize_runs`).
+    Kept {
+        id: usize,
+        id_end: usize,
+        index: u32,
+        start: usize,
+        end: usize,
+    },
 }
 
 /// Folds Agent API events into an [`AgentResponse`], and records a [`StreamUpdate`] for each change.
@@ -231,6 +241,9 @@ pub struct Assembler {
     pending: Vec<Pending>,
     /// Open text runs of this batch: (message, content position, index in `pending`).
     runs: Vec<(usize, usize, usize)>,
+    /// The message ids and texts of this batch's [`Pending::Kept`] deltas, one after another
+    /// (cleared with `pending`; its capacity is kept).
+    kept: String,
     done: bool,
     events: u64,
     /// Sizes and limits hit, per message position.
@@ -262,6 +275,7 @@ impl Assembler {
             last_msg: None,
             pending: Vec::new(),
             runs: Vec::new(),
+            kept: String::new(),
             done: false,
             events: 0,
             tallies: Vec::new(),
@@ -984,23 +998,71 @@ impl Assembler {
         self.runs.retain(|r| r.0 != msg);
     }
 
-    /// Copies out pending text ranges of a content that is about to be replaced.
+    /// Copies out pending text ranges of a content that is about to be replaced: the text from
+    /// the first range's start to the last one's end, and the message id, once, to `kept`, the
+    /// ranges becoming [`Pending::Kept`]. (Per event, a content's deltas of one network chunk are
+    /// often still pending when the event that completes it comes: copying each delta into an
+    /// owned update took three allocations per delta.)
     fn materialize_runs(&mut self, msg: usize, pos: usize) {
-        for i in 0..self.pending.len() {
+        self.close_run(msg, pos);
+        let mut from = usize::MAX;
+        let mut to = 0;
+        for p in &self.pending {
             if let Pending::Text {
                 msg: pm,
                 pos: pp,
                 start,
                 end,
-            } = self.pending[i]
+            } = *p
             {
                 if pm == msg && pp == pos {
-                    let update = self.text_update(pm, pp, start, end);
-                    self.pending[i] = owned(update);
+                    from = from.min(start);
+                    to = to.max(end);
                 }
             }
         }
-        self.close_run(msg, pos);
+        if from > to {
+            return; // no pending range of this content
+        }
+        let message = self.response.output.get(msg);
+        let content = message.and_then(|m| m.content.get(pos));
+        let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
+        let index = content.and_then(|c| c.index).unwrap_or(pos as u32);
+        let id = self.kept.len();
+        self.kept
+            .push_str(message.and_then(|m| m.id.as_deref()).unwrap_or(""));
+        let id_end = self.kept.len();
+        // The ranges are deltas appended whole, on character boundaries, so the span is one
+        // slice; if a limit cut the text inside it, each range is copied on its own (as "" where
+        // it no longer is text, as the delivered update read before).
+        let span = text.get(from..to);
+        self.kept.push_str(span.unwrap_or(""));
+        for p in &mut self.pending {
+            if let Pending::Text {
+                msg: pm,
+                pos: pp,
+                start,
+                end,
+            } = *p
+            {
+                if pm == msg && pp == pos {
+                    let (start, end) = if span.is_some() {
+                        (id_end + (start - from), id_end + (end - from))
+                    } else {
+                        let at = self.kept.len();
+                        self.kept.push_str(text.get(start..end).unwrap_or(""));
+                        (at, self.kept.len())
+                    };
+                    *p = Pending::Kept {
+                        id,
+                        id_end,
+                        index,
+                        start,
+                        end,
+                    };
+                }
+            }
+        }
     }
 
     /// Copies out every pending text range of a message whose contents are about to be reordered.
@@ -1020,17 +1082,6 @@ impl Assembler {
                     response: self.response.clone(),
                 });
             }
-        }
-    }
-
-    fn text_update(&self, msg: usize, pos: usize, start: usize, end: usize) -> StreamUpdate {
-        let message = self.response.output.get(msg);
-        let content = message.and_then(|m| m.content.get(pos));
-        let text = content.and_then(|c| c.text.as_deref()).unwrap_or("");
-        StreamUpdate::TextDelta {
-            msg_id: message.and_then(|m| m.id.clone()).unwrap_or_default(),
-            index: content.and_then(|c| c.index).unwrap_or(pos as u32),
-            delta: text.get(start..end).unwrap_or("").to_owned(),
         }
     }
 
@@ -1291,29 +1342,39 @@ impl Assembler {
             self.response.status = RunStatus::Canceled;
             self.end();
         }
+        self.clear_pending();
+    }
+
+    /// Drops the recorded updates (and what they refer to), keeping the buffers.
+    fn clear_pending(&mut self) {
         self.pending.clear();
         self.runs.clear();
+        self.kept.clear();
     }
 
     /// Takes the updates recorded since the last drain, in order.
     pub fn drain_updates(&mut self) -> Vec<StreamUpdate> {
         let pending = std::mem::take(&mut self.pending);
-        self.runs.clear();
-        pending
+        let updates = pending
             .into_iter()
             .map(|p| match p {
                 Pending::Owned(u) => *u,
                 Pending::Done => StreamUpdate::Done {
                     response: self.response.clone(),
                 },
-                Pending::Text {
-                    msg,
-                    pos,
-                    start,
-                    end,
-                } => self.text_update(msg, pos, start, end),
+                text => {
+                    let (msg_id, index, delta) =
+                        text_delta_of(&self.response, &self.kept, &text).unwrap_or_default();
+                    StreamUpdate::TextDelta {
+                        msg_id: msg_id.to_owned(),
+                        index,
+                        delta: delta.to_owned(),
+                    }
+                }
             })
-            .collect()
+            .collect();
+        self.clear_pending();
+        updates
     }
 
     /// Appends the updates recorded since the last drain to `out` as a JSON array (the shape of
@@ -1324,14 +1385,13 @@ impl Assembler {
             if i > 0 {
                 out.push(',');
             }
-            match text_delta_of(&self.response, p) {
+            match text_delta_of(&self.response, &self.kept, p) {
                 Some((msg_id, index, delta)) => write_text_delta(out, msg_id, index, delta),
                 None => write_pending(out, &mut self.scratch, &self.response, p),
             }
         }
         out.push(']');
-        self.pending.clear();
-        self.runs.clear();
+        self.clear_pending();
     }
 
     /// Takes the updates recorded since the last drain into `out` (cleared first) in split form:
@@ -1346,7 +1406,7 @@ impl Assembler {
         let mut first = true;
         let scratch = &mut self.scratch;
         for p in &mut self.pending {
-            if let Some((msg_id, index, delta)) = text_delta_of(&self.response, p) {
+            if let Some((msg_id, index, delta)) = text_delta_of(&self.response, &self.kept, p) {
                 out.push_text_delta(msg_id, index, delta);
                 continue;
             }
@@ -1378,12 +1438,11 @@ impl Assembler {
                         out.table.push(SplitUpdates::JSON);
                     }
                 },
-                Pending::Text { .. } => {}
+                Pending::Text { .. } | Pending::Kept { .. } => {}
             }
         }
         out.json.push(']');
-        self.pending.clear();
-        self.runs.clear();
+        self.clear_pending();
     }
 
     /// The response as assembled so far in split form, written to `out` (cleared first): its JSON
@@ -1399,10 +1458,10 @@ impl Assembler {
 /// The text delta a pending update is, if it is one: its message id, content index and text.
 fn text_delta_of<'a>(
     response: &'a AgentResponse,
+    kept: &'a str,
     p: &'a Pending,
 ) -> Option<(&'a str, u32, &'a str)> {
     match p {
-        // A text delta copied out of its content (which was replaced).
         Pending::Owned(u) => match &**u {
             StreamUpdate::TextDelta {
                 msg_id,
@@ -1428,6 +1487,18 @@ fn text_delta_of<'a>(
                 text.get(*start..*end).unwrap_or(""),
             ))
         }
+        // A range copied out of its content (which was replaced or moved).
+        Pending::Kept {
+            id,
+            id_end,
+            index,
+            start,
+            end,
+        } => Some((
+            kept.get(*id..*id_end).unwrap_or(""),
+            *index,
+            kept.get(*start..*end).unwrap_or(""),
+        )),
     }
 }
 
@@ -1443,7 +1514,7 @@ fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentRespon
     match p {
         Pending::Done => write_done(out, scratch, response),
         Pending::Owned(u) => write_value(out, scratch, &**u),
-        Pending::Text { .. } => {}
+        Pending::Text { .. } | Pending::Kept { .. } => {}
     }
 }
 
@@ -1724,6 +1795,70 @@ mod fuzz_regressions {
         }
         updates.extend(a.drain_updates());
         (updates, a)
+    }
+
+    /// Deltas still pending when their content is replaced (the completed content of a message,
+    /// in the same network chunk) keep the text they streamed, in every drain form: their text is
+    /// copied out once per content (`Pending::Kept`), then the content changes.
+    #[test]
+    fn deltas_pending_when_their_content_is_replaced_keep_their_text() {
+        let events = [
+            r#"{"object":"content","index":0,"delta":true,"msg_id":"m1","type":"text","text":"Hé"}"#,
+            r#"{"object":"content","index":1,"delta":true,"msg_id":"m1","type":"text","text":"x"}"#,
+            r#"{"object":"content","index":0,"delta":true,"msg_id":"m1","type":"text","text":"llo"}"#,
+            r#"{"object":"content","index":0,"delta":false,"msg_id":"m1","type":"text","text":"Other"}"#,
+            r#"{"object":"content","index":0,"delta":true,"msg_id":"m1","type":"text","text":"!"}"#,
+            r#"{"object":"message","id":"m1","type":"message","status":"completed"}"#,
+        ];
+        let (together, a) = updates_of(&events, false);
+        assert_eq!(together, updates_of(&events, true).0);
+        let deltas: Vec<(&str, u32, &str)> = together
+            .iter()
+            .filter_map(|u| match u {
+                StreamUpdate::TextDelta {
+                    msg_id,
+                    index,
+                    delta,
+                } => Some((msg_id.as_str(), *index, delta.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            deltas,
+            [
+                ("m1", 0, "Hé"),
+                ("m1", 1, "x"),
+                ("m1", 0, "llo"),
+                ("m1", 0, "!")
+            ]
+        );
+        assert_eq!(
+            a.response().output[0].content[0].text.as_deref(),
+            Some("Other!")
+        );
+
+        // The JSON and split drains say the same.
+        let expected: Vec<serde_json::Value> = together
+            .iter()
+            .map(|u| serde_json::to_value(u).unwrap())
+            .collect();
+        let mut a = Assembler::new(AssemblerOptions::default());
+        let mut b = Assembler::new(AssemblerOptions::default());
+        for e in events {
+            a.push_data(e);
+            b.push_data(e);
+        }
+        let mut json = String::new();
+        a.drain_updates_json(&mut json);
+        assert_eq!(
+            serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap(),
+            expected
+        );
+        let mut split = SplitUpdates::default();
+        b.drain_updates_split(&mut split);
+        assert_eq!(split.updates_json().unwrap(), expected);
+        // What was copied out is released with the drain.
+        assert!(a.kept.is_empty() && b.kept.is_empty());
     }
 
     /// Found by the `agent_api` fuzz target: a content inserted before another (index 0 after
