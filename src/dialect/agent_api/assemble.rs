@@ -149,6 +149,10 @@ impl StreamUpdate {
     }
 }
 
+/// The most bytes [`Assembler`]'s buffer of copied-out deltas keeps allocated between drains (the
+/// deltas of a 64 KiB slice fit; a larger batch's copy is freed after its drain).
+const KEPT_CAPACITY: usize = 64 * 1024;
+
 /// A pending update: owned, or a range of a text content's accumulated text (so a delta's text is
 /// neither copied nor allocated until it is delivered).
 #[derive(Debug, Clone)]
@@ -1345,11 +1349,16 @@ impl Assembler {
         self.clear_pending();
     }
 
-    /// Drops the recorded updates (and what they refer to), keeping the buffers.
+    /// Drops the recorded updates (and what they refer to), keeping the buffers; `kept` only
+    /// up to [`KEPT_CAPACITY`], so that one large batch does not leave its copy allocated.
     fn clear_pending(&mut self) {
         self.pending.clear();
         self.runs.clear();
-        self.kept.clear();
+        if self.kept.capacity() > KEPT_CAPACITY {
+            self.kept = String::new();
+        } else {
+            self.kept.clear();
+        }
     }
 
     /// Takes the updates recorded since the last drain, in order.
