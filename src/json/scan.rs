@@ -172,6 +172,28 @@ pub(crate) fn starts_with_words(rest: &[u8], name: &[u8]) -> bool {
     true
 }
 
+/// Whether `a` and `b` are the same bytes, compared eight bytes at a time as words: a slice `==`
+/// is a call to `memcmp` on wasm32, which compares byte by byte. For short strings compared for
+/// every event (a message id with the last message's: a V8 profile put `memcmp` at 1.7% of a
+/// per-event run).
+#[inline]
+pub(crate) fn eq_words(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut wa).zip(&mut wb) {
+        let word = |w: &[u8]| w.try_into().map_or(0, u64::from_ne_bytes);
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    wa.remainder()
+        .iter()
+        .zip(wb.remainder())
+        .all(|(x, y)| x == y)
+}
+
 /// Scans a number starting at `i`; returns its end if it matches the JSON grammar
 /// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) and whether it is an integer.
 fn scan_number(b: &[u8], i: usize) -> Option<(usize, bool)> {
@@ -471,6 +493,22 @@ mod tests {
         use proptest::prelude::*;
         proptest!(|(rest in prop::collection::vec(b'a'..=b'c', 0..20), name in prop::collection::vec(b'a'..=b'c', 0..18))| {
             prop_assert_eq!(starts_with_words(&rest, &name), rest.starts_with(&name));
+        });
+    }
+
+    #[test]
+    fn the_word_equality_is_slice_equality() {
+        use proptest::prelude::*;
+        // Two letters, so that equal strings and strings differing in one byte of a word or of
+        // the tail both come up.
+        proptest!(|(a in prop::collection::vec(b'a'..=b'b', 0..20), b in prop::collection::vec(b'a'..=b'b', 0..20), flip in 0usize..20)| {
+            prop_assert_eq!(eq_words(&a, &b), a == b);
+            prop_assert!(eq_words(&a, &a.clone()));
+            let mut c = a.clone();
+            if let Some(x) = c.get_mut(flip) {
+                *x ^= 1;
+                prop_assert!(!eq_words(&a, &c));
+            }
         });
     }
 

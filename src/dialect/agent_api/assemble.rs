@@ -14,6 +14,7 @@ use super::split::{self, SplitUpdates};
 use super::AgentApiError;
 use crate::error::ErrorCode;
 pub use crate::error::Severity;
+use crate::json::scan::eq_words;
 use crate::json::write::write_value;
 use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
@@ -534,7 +535,8 @@ impl Assembler {
     /// already released (see [`AssemblerOptions::retain_messages`]).
     fn message_pos(&mut self, id: &str, announce: bool) -> Option<usize> {
         if let Some(p) = self.last_msg {
-            if self.response.output.get(p).and_then(|m| m.id.as_deref()) == Some(id) {
+            let last = self.response.output.get(p).and_then(|m| m.id.as_deref());
+            if last.is_some_and(|last| eq_words(last.as_bytes(), id.as_bytes())) {
                 return Some(p);
             }
         }
