@@ -72,6 +72,32 @@ fn lf_crlf_and_bare_cr_line_endings_are_equivalent() {
     assert_eq!(decode(b"data: a\r\n\rdata: b\n\r\n"), expected);
 }
 
+/// An event of one `data` line whose blank line is in the same chunk is dispatched from the chunk's
+/// bytes, not copied into the data buffer first; every split of the stream into two chunks gives
+/// the same events, whichever line ending ends the blank line.
+#[test]
+fn one_line_events_are_the_same_at_every_split() {
+    let bytes: &[u8] =
+        b"event: e\nid: 7\ndata: a\r\rdata:\n\ndata: b\r\n\r\ndata: c\r\r\ndata: d\n\r\n: x\ndata: e1\ndata: e2\n\n";
+    let expected = vec![
+        ev("e", "a", "7"),
+        ev("message", "", "7"),
+        ev("message", "b", "7"),
+        ev("message", "c", "7"),
+        ev("message", "d", "7"),
+        ev("message", "e1\ne2", "7"),
+    ];
+    assert_eq!(decode(bytes), expected);
+    for at in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(at);
+        assert_eq!(
+            decode_chunks(&[a, b], SseOptions::default()),
+            expected,
+            "split at {at}"
+        );
+    }
+}
+
 #[test]
 fn cr_at_chunk_end_then_lf_at_next_chunk_start_is_one_terminator() {
     let got = decode_chunks(

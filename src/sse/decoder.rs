@@ -336,6 +336,32 @@ impl SseDecoder {
                 self.too_large(head.len(), sink);
                 self.skipped_line_len = 0; // the line has ended
             } else if self.line.is_empty() {
+                let rest = &tail[terminator_len..];
+                // The usual event: one `data:` line, then the blank line, both in these bytes.
+                // Its data is handed on from them, not copied into the data buffer first.
+                if let (true, Some(value), Some(&first)) = (
+                    self.data.is_empty(),
+                    head.strip_prefix(b"data:"),
+                    rest.first(),
+                ) {
+                    if first == b'\n' || first == b'\r' {
+                        let blank_len = if first == b'\n' {
+                            1
+                        } else {
+                            match rest.get(1) {
+                                Some(b'\n') => 2,
+                                Some(_) => 1,
+                                None => {
+                                    self.after_cr = true;
+                                    1
+                                }
+                            }
+                        };
+                        self.dispatch(Some(value.strip_prefix(b" ").unwrap_or(value)), sink);
+                        bytes = &rest[blank_len..];
+                        continue;
+                    }
+                }
                 self.line_done(head, sink);
             } else {
                 let mut line = std::mem::take(&mut self.line);
@@ -387,7 +413,7 @@ impl SseDecoder {
     /// Processes one complete line (without its terminator).
     fn line_done(&mut self, line: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
         if line.is_empty() {
-            self.dispatch(sink);
+            self.dispatch(None, sink);
             return;
         }
         self.event_size += line.len();
@@ -435,23 +461,31 @@ impl SseDecoder {
         }
     }
 
-    fn dispatch(&mut self, sink: &mut impl FnMut(SseItem<'_>)) {
+    /// Dispatches the event (a blank line ended it): its data is the data buffer, or `line`, the
+    /// value of its only `data` line (the data buffer is then empty).
+    fn dispatch(&mut self, line: Option<&[u8]>, sink: &mut impl FnMut(SseItem<'_>)) {
         self.event_size = 0;
         let has_id = std::mem::take(&mut self.id_in_event);
         if self.last_event_id != self.id_buffer {
             self.last_event_id.clone_from(&self.id_buffer);
         }
-        if self.data.is_empty() {
-            self.event_type.clear();
-            return;
-        }
-        self.data.pop(); // the trailing LF
+        let data = match line {
+            Some(value) => value,
+            None if self.data.is_empty() => {
+                self.event_type.clear();
+                return;
+            }
+            None => {
+                self.data.pop(); // the trailing LF
+                &self.data
+            }
+        };
         {
             // Valid UTF-8 (nearly always) is checked by the fast validator; only invalid input
             // takes the replacing path.
-            let data = match std::str::from_utf8(&self.data) {
+            let data = match std::str::from_utf8(data) {
                 Ok(s) => std::borrow::Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(&self.data),
+                Err(_) => String::from_utf8_lossy(data),
             };
             let event = if self.event_type.is_empty() {
                 "message"
