@@ -1,9 +1,10 @@
 // Where the time of AgentStreamDecoder goes in V8: samples the CPU (node:inspector) while the
 // corpus is decoded by a build that keeps the wasm function names (target/bench/named/, written by
 // the sizes group of run.mjs: the release wasm through wasm-bindgen and `wasm-opt -Oz -g`), and
-// sums the self time per function and per stage.
+// sums the self time per function and per stage. With a function's name (as the list of top
+// functions prints it) it also says which callers that function's time came from (three frames up).
 //
-//   node js/bench/profile.mjs [per-event|batch|final-only] [runs]
+//   node js/bench/profile.mjs [per-event|batch|final-only] [runs] [function]
 import { Session } from "node:inspector/promises";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { agentwireVariants, decode as decodeWith } from "./stream.bench.mjs";
 
 const variant = process.argv[2] ?? "per-event";
 const runs = Number(process.argv[3] ?? 10);
+const callersOf = process.argv[4];
 const options = agentwireVariants[{ "per-event": "agentwire per-event", batch: "agentwire batch", "final-only": "agentwire final only" }[variant]];
 if (!options) throw new Error(`unknown variant ${variant}: per-event, batch or final-only`);
 
@@ -99,4 +101,25 @@ console.log(`  (across stages, ${pct(allocMs).trim()} is allocation, freeing and
 console.log("top functions (self time):");
 for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
   console.log(`  ${pct(ms)} ${(ms / runs).toFixed(1).padStart(7)} ms/run  ${name.slice(0, 130)}`);
+}
+
+if (callersOf) {
+  // The samples whose leaf is that function, by the chain of its three nearest callers.
+  const frame = (id) => {
+    const f = byId.get(id).callFrame;
+    return nameOf(f).slice(0, 90) + (f.lineNumber >= 0 ? `:${f.lineNumber + 1}` : "");
+  };
+  const chains = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const leaf = byId.get(profile.samples[i]);
+    if (nameOf(leaf.callFrame) !== callersOf) continue;
+    const chain = [];
+    for (let id = parent.get(leaf.id); id !== undefined && chain.length < 3; id = parent.get(id)) chain.push(frame(id));
+    const key = chain.join(" < ");
+    chains.set(key, (chains.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1e3);
+  }
+  console.log(`callers of ${callersOf}:`);
+  for (const [key, ms] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+    console.log(`  ${(ms / runs).toFixed(2).padStart(7)} ms/run  ${key}`);
+  }
 }

@@ -1580,8 +1580,14 @@ fn append_opt(slot: &mut Option<String>, v: Option<String>) {
 }
 
 fn same_payload(a: &Content, b: &Content) -> bool {
+    // The text, the long field, a word at a time (a message's final version repeats every text
+    // streamed; `==` on wasm32 compares it byte by byte in `memcmp`).
+    let same_text = match (&a.text, &b.text) {
+        (Some(x), Some(y)) => eq_words(x.as_bytes(), y.as_bytes()),
+        (x, y) => x.is_none() && y.is_none(),
+    };
     a.kind == b.kind
-        && a.text == b.text
+        && same_text
         && a.image_url == b.image_url
         && a.data == b.data
         && a.format == b.format
