@@ -258,6 +258,21 @@ impl SseDecoder {
         self.process(bytes, sink);
     }
 
+    /// [`feed`](Self::feed) with the sink as a trait object. `feed` is compiled again for every
+    /// closure type it is called with, the closure inlined into the decoder (the fastest path, for
+    /// a caller on a hot path); every caller of `feed_dyn` shares one compiled decoder, at the cost
+    /// of a call through the trait object per item. The wasm module decodes the Agent API through
+    /// `feed` and everything else through `feed_dyn` (one instance of the decoder instead of seven:
+    /// several KB of wasm).
+    pub fn feed_dyn(&mut self, bytes: &[u8], mut sink: &mut dyn FnMut(SseItem<'_>)) {
+        self.feed(bytes, &mut sink);
+    }
+
+    /// [`finish`](Self::finish) with the sink as a trait object: see [`feed_dyn`](Self::feed_dyn).
+    pub fn finish_dyn(&mut self, mut sink: &mut dyn FnMut(SseItem<'_>)) {
+        self.finish(&mut sink);
+    }
+
     /// Ends the stream. An event that no blank line terminated is not dispatched (WHATWG: "any pending
     /// data must be discarded") but reported, with what it held, as [`SseError::IncompleteEvent`].
     /// The decoder is then [`reset`](Self::reset).

@@ -94,14 +94,14 @@ impl JsSseDecoder {
     /// Decodes the next chunk; returns the items it completed.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Ts<SseDecoderItems>, JsValue> {
         let mut out = Vec::new();
-        self.0.feed(bytes, &mut |i| out.push(own(i)));
+        self.0.feed_dyn(bytes, &mut |i| out.push(own(i)));
         to_ts(&SseDecoderItems(out))
     }
 
     /// Ends the stream (an unterminated event is reported, not dispatched) and resets.
     pub fn finish(&mut self) -> Result<Ts<SseDecoderItems>, JsValue> {
         let mut out = Vec::new();
-        self.0.finish(&mut |i| out.push(own(i)));
+        self.0.finish_dyn(&mut |i| out.push(own(i)));
         to_ts(&SseDecoderItems(out))
     }
 

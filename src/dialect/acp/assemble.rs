@@ -1197,7 +1197,7 @@ impl AcpStream {
         let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
         self.sse
-            .feed(bytes, &mut |item| Self::on_item(assembler, item));
+            .feed_dyn(bytes, &mut |item| Self::on_item(assembler, item));
         if let (true, Some(limit)) = (over, limit) {
             self.assembler.stream_too_large(limit);
         }
@@ -1231,7 +1231,8 @@ impl AcpStream {
     /// are numbered afresh).
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
-        self.sse.finish(&mut |item| Self::on_item(assembler, item));
+        self.sse
+            .finish_dyn(&mut |item| Self::on_item(assembler, item));
         self.assembler.finish();
         self.assembler.cursor = EventCursor::new();
     }

@@ -241,7 +241,7 @@ impl AcpSession {
     /// mode).
     pub fn feed(&mut self, bytes: &[u8]) {
         let mut sse = std::mem::take(&mut self.sse);
-        sse.feed(bytes, &mut |item| self.on_item(item));
+        sse.feed_dyn(bytes, &mut |item| self.on_item(item));
         self.sse = sse;
     }
 

@@ -1730,7 +1730,8 @@ impl AgentStream {
     /// Ends the stream (see [`Assembler::finish`]).
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
-        self.sse.finish(&mut |item| Self::on_item(assembler, item));
+        self.sse
+            .finish_dyn(&mut |item| Self::on_item(assembler, item));
         self.assembler.finish();
     }
 

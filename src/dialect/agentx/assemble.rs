@@ -1015,7 +1015,7 @@ impl AgentxStream {
         let limit = self.assembler.options.limits.max_stream_bytes;
         let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
-        self.sse.feed(bytes, &mut |item| match item {
+        self.sse.feed_dyn(bytes, &mut |item| match item {
             SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
             SseItem::Error(e) => assembler.sse_issue(e),
@@ -1047,7 +1047,7 @@ impl AgentxStream {
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
         let mut broke = false;
-        self.sse.finish(&mut |item| match item {
+        self.sse.finish_dyn(&mut |item| match item {
             SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
             SseItem::Error(e) => {
