@@ -14,7 +14,13 @@ pub(crate) fn to_ts<T: Serialize + Tsify>(value: &T) -> Result<Ts<T>, JsValue> {
 
 /// A Rust value as a plain JavaScript value (objects, arrays, strings, numbers, null).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| internal(&e.to_string()))?;
+    json_to_js(serde_json::to_string(value))
+}
+
+/// The part of [`to_js`] that does not depend on the type, compiled once.
+#[inline(never)]
+fn json_to_js(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    let text = text.map_err(|e| internal(&e.to_string()))?;
     js_sys::JSON::parse(&text)
 }
 
@@ -35,14 +41,19 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
 /// line and column, which would point into the stringified text), or cannot be stringified
 /// (`BigInt`, cycles).
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    let tree = if value.is_undefined() {
-        serde_json::Value::Null
-    } else {
-        let text = js_sys::JSON::stringify(value)
-            .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
-        serde_json::from_str(&String::from(text)).map_err(|e| invalid(what, &e.to_string()))?
-    };
-    T::deserialize(tree).map_err(|e| invalid(what, &e.to_string()))
+    T::deserialize(js_tree(value, what)?).map_err(|e| invalid(what, &e.to_string()))
+}
+
+/// The tree [`from_js`] reads its type from; `undefined` is `null`. Not inlined: the part of
+/// `from_js` that does not depend on the type is compiled once, not in each instance.
+#[inline(never)]
+fn js_tree(value: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
+    if value.is_undefined() {
+        return Ok(serde_json::Value::Null);
+    }
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
+    serde_json::from_str(&String::from(text)).map_err(|e| invalid(what, &e.to_string()))
 }
 
 /// `from_js` for a `Ts<T>` argument.
