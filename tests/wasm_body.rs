@@ -94,7 +94,7 @@ fn message_body_queries_and_reads() {
     assert_eq!(get(&json, "t").as_f64(), Some(0.1 + 0.2));
     // `__proto__` is an own data property; the object's prototype is unchanged.
     let object: js_sys::Object = json.clone().into();
-    assert!(object.has_own_property(&"__proto__".into()));
+    assert!(js_sys::Object::has_own(&object, &"__proto__".into()));
     assert!(get(&json, "x").is_undefined());
 
     assert_eq!(

@@ -261,9 +261,9 @@ impl SseDecoder {
     /// [`feed`](Self::feed) with the sink as a trait object. `feed` is compiled again for every
     /// closure type it is called with, the closure inlined into the decoder (the fastest path, for
     /// a caller on a hot path); every caller of `feed_dyn` shares one compiled decoder, at the cost
-    /// of a call through the trait object per item. The wasm module decodes the Agent API through
-    /// `feed` and everything else through `feed_dyn` (one instance of the decoder instead of seven:
-    /// several KB of wasm).
+    /// of a call through the trait object per item. The wasm module decodes the Agent API's stream
+    /// through `feed` and everything else through `feed_dyn` and `finish_dyn`: two instances of the
+    /// decoder instead of nine, 2.2 KB of the gzipped module.
     pub fn feed_dyn(&mut self, bytes: &[u8], mut sink: &mut dyn FnMut(SseItem<'_>)) {
         self.feed(bytes, &mut sink);
     }
