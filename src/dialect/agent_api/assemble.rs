@@ -180,6 +180,22 @@ enum Pending {
     },
 }
 
+impl Pending {
+    /// The range of the text of content `pos` of message `msg` this pending delta is, if it is
+    /// one.
+    fn range_of(&self, msg: usize, pos: usize) -> Option<(usize, usize)> {
+        match *self {
+            Pending::Text {
+                msg: m,
+                pos: p,
+                start,
+                end,
+            } if m == msg && p == pos => Some((start, end)),
+            _ => None,
+        }
+    }
+}
+
 /// Folds Agent API events into an [`AgentResponse`], and records a [`StreamUpdate`] for each change.
 ///
 /// Rules (the protocol's, plus what real servers need; see `shared/fixtures/agentscope-runtime`):
@@ -1013,19 +1029,9 @@ impl Assembler {
         self.close_run(msg, pos);
         let mut from = usize::MAX;
         let mut to = 0;
-        for p in &self.pending {
-            if let Pending::Text {
-                msg: pm,
-                pos: pp,
-                start,
-                end,
-            } = *p
-            {
-                if pm == msg && pp == pos {
-                    from = from.min(start);
-                    to = to.max(end);
-                }
-            }
+        for (start, end) in self.pending.iter().filter_map(|p| p.range_of(msg, pos)) {
+            from = from.min(start);
+            to = to.max(end);
         }
         if from > to {
             return; // no pending range of this content
@@ -1044,30 +1050,23 @@ impl Assembler {
         let span = text.get(from..to);
         self.kept.push_str(span.unwrap_or(""));
         for p in &mut self.pending {
-            if let Pending::Text {
-                msg: pm,
-                pos: pp,
+            let Some((start, end)) = p.range_of(msg, pos) else {
+                continue;
+            };
+            let (start, end) = if span.is_some() {
+                (id_end + (start - from), id_end + (end - from))
+            } else {
+                let at = self.kept.len();
+                self.kept.push_str(text.get(start..end).unwrap_or(""));
+                (at, self.kept.len())
+            };
+            *p = Pending::Kept {
+                id,
+                id_end,
+                index,
                 start,
                 end,
-            } = *p
-            {
-                if pm == msg && pp == pos {
-                    let (start, end) = if span.is_some() {
-                        (id_end + (start - from), id_end + (end - from))
-                    } else {
-                        let at = self.kept.len();
-                        self.kept.push_str(text.get(start..end).unwrap_or(""));
-                        (at, self.kept.len())
-                    };
-                    *p = Pending::Kept {
-                        id,
-                        id_end,
-                        index,
-                        start,
-                        end,
-                    };
-                }
-            }
+            };
         }
     }
 
