@@ -461,6 +461,76 @@ fn split_offsets_count_utf16_units_and_escapes_stay_text() {
 }
 
 #[test]
+fn runs_of_deltas_cross_as_one_text_with_each_deltas_offsets() {
+    // A content's deltas of one chunk are drained as one run: its text is written once and each
+    // delta's offsets counted in it, in UTF-16 units (ASCII runs and runs with one-, two-, three-
+    // and four-byte characters), whether the deltas are still ranges of their content's text or
+    // were copied out because an event completed the content in the same chunk.
+    let delta = |m: &str, t: &str| {
+        format!(
+            "data: {}\n\n",
+            json!({"object": "content", "msg_id": m, "index": 0, "delta": true, "type": "text", "text": t})
+        )
+    };
+    let m1 = ["ab", "\u{e9}", "\u{1F600}c", "\u{6771}\u{4EAC}", "", "x"];
+    let m2 = ["plain ", "ascii ", "run"];
+    let mut sse: Vec<String> = m1.iter().map(|t| delta("m1", t)).collect();
+    sse.extend(m2.iter().map(|t| delta("m2", t)));
+    sse.push(delta("m1", "\u{1F680}"));
+    let sse = sse.concat();
+    let done = |m: &str, t: &str| {
+        let c = json!({"object": "content", "msg_id": m, "index": 0, "type": "text", "text": t, "status": "completed"});
+        format!("data: {c}\n\n")
+    };
+    let m1_text = format!("{}\u{1F680}", m1.concat());
+    let ends = done("m1", &m1_text) + &done("m2", &m2.concat());
+    // (An empty delta changes nothing and makes no update.)
+    let mut want: Vec<&str> = m1
+        .iter()
+        .chain(&m2)
+        .copied()
+        .filter(|t| !t.is_empty())
+        .collect();
+    want.push("\u{1F680}");
+    for chunk in [sse.clone(), sse.clone() + &ends] {
+        let (j, s) = json_and_split(&[chunk.as_bytes()], AssemblerOptions::default());
+        assert_eq!(s, j);
+        let deltas: Vec<&str> = s
+            .iter()
+            .filter(|u| u["type"] == "textDelta")
+            .map(|u| u["delta"].as_str().unwrap())
+            .collect();
+        assert_eq!(deltas, want);
+    }
+    // The offsets themselves: the first run's deltas follow one another in the text.
+    let mut st = AgentStream::new(AssemblerOptions::default());
+    st.feed(sse.as_bytes());
+    let mut split = SplitUpdates::default();
+    st.assembler_mut().drain_updates_split(&mut split);
+    let ranges: Vec<[u32; 2]> = entries(&split.table)
+        .into_iter()
+        .filter(|e| e[0] == SplitUpdates::TEXT_DELTA)
+        .map(|e| [e[4], e[5]])
+        .collect();
+    let s = ranges[0][0];
+    assert_eq!(
+        ranges[..5],
+        [
+            [s, s + 2],
+            [s + 2, s + 3],
+            [s + 3, s + 6],
+            [s + 6, s + 8],
+            [s + 8, s + 9]
+        ]
+    );
+    let text = String::from_utf16(&split.text).unwrap();
+    assert!(
+        text.contains(&m1.concat()) && text.contains(&m2.concat()),
+        "{text}"
+    );
+}
+
+#[test]
 fn malformed_request_error_event_fails_the_response() {
     let (r, updates) = assemble(
         &[b"data: {\"error\": \"Invalid request: field required\"}\n\n"],

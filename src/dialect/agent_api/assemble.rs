@@ -181,6 +181,17 @@ enum Pending {
 }
 
 impl Pending {
+    /// The range of its text this pending delta is (of its content's text or of the copied-out
+    /// deltas' buffer), if it is one.
+    fn span(&self) -> Option<(usize, usize)> {
+        match *self {
+            Pending::Text { start, end, .. } | Pending::Kept { start, end, .. } => {
+                Some((start, end))
+            }
+            _ => None,
+        }
+    }
+
     /// The range of the text of content `pos` of message `msg` this pending delta is, if it is
     /// one.
     fn range_of(&self, msg: usize, pos: usize) -> Option<(usize, usize)> {
@@ -1415,7 +1426,22 @@ impl Assembler {
         out.json.push('[');
         let mut first = true;
         let scratch = &mut self.scratch;
-        for p in &mut self.pending {
+        let mut i = 0;
+        while i < self.pending.len() {
+            // Deltas that continue one another's text (per event: a content's deltas of one
+            // network chunk) cross as one text.
+            let run = run_end(&self.pending, i);
+            if run > i + 1 {
+                let deltas = &self.pending[i..run];
+                if let Some((msg_id, index, text)) = run_text(&self.response, &self.kept, deltas) {
+                    let ranges = deltas.iter().map(|p| p.span().unwrap_or_default());
+                    out.push_text_run(msg_id, index, text, ranges);
+                    i = run;
+                    continue;
+                }
+            }
+            let p = &mut self.pending[i];
+            i += 1;
             if let Some((msg_id, index, delta)) = text_delta_of(&self.response, &self.kept, p) {
                 out.push_text_delta(msg_id, index, delta);
                 continue;
@@ -1462,6 +1488,89 @@ impl Assembler {
     /// unchanged afterwards.
     pub fn response_split(&mut self, out: &mut SplitUpdates) {
         split::write_response(out, &mut self.scratch, &mut self.response);
+    }
+}
+
+/// The end of the run of pending deltas that starts at `i`: the deltas after it of the same
+/// content (a [`Pending::Text`] of the same message and content, or a [`Pending::Kept`] of the same
+/// message id and index), each range starting where the one before it ended. `i + 1` when there
+/// are none (or `pending[i]` is not such a delta).
+fn run_end(pending: &[Pending], i: usize) -> usize {
+    let mut j = i + 1;
+    match pending.get(i) {
+        Some(&Pending::Text {
+            msg, pos, mut end, ..
+        }) => {
+            while let Some(&Pending::Text {
+                msg: m,
+                pos: p,
+                start,
+                end: e,
+            }) = pending.get(j)
+            {
+                if (m, p, start) != (msg, pos, end) {
+                    break;
+                }
+                end = e;
+                j += 1;
+            }
+        }
+        Some(&Pending::Kept {
+            id,
+            id_end,
+            index,
+            mut end,
+            ..
+        }) => {
+            while let Some(&Pending::Kept {
+                id: d,
+                id_end: de,
+                index: x,
+                start,
+                end: e,
+            }) = pending.get(j)
+            {
+                if (d, de, x, start) != (id, id_end, index, end) {
+                    break;
+                }
+                end = e;
+                j += 1;
+            }
+        }
+        _ => {}
+    }
+    j
+}
+
+/// A run of pending deltas (see [`run_end`]): their message id, content index and joined text.
+/// `None` if that text is not where they say (the caller then takes them one by one).
+fn run_text<'a>(
+    response: &'a AgentResponse,
+    kept: &'a str,
+    run: &[Pending],
+) -> Option<(&'a str, u32, &'a str)> {
+    let (first, last) = (run.first()?, run.last()?);
+    let end = last.span()?.1;
+    match *first {
+        Pending::Text {
+            msg, pos, start, ..
+        } => {
+            let message = response.output.get(msg)?;
+            let content = message.content.get(pos)?;
+            Some((
+                message.id.as_deref().unwrap_or(""),
+                content.index.unwrap_or(pos as u32),
+                content.text.as_deref()?.get(start..end)?,
+            ))
+        }
+        Pending::Kept {
+            id,
+            id_end,
+            index,
+            start,
+            ..
+        } => Some((kept.get(id..id_end)?, index, kept.get(start..end)?)),
+        _ => None,
     }
 }
 

@@ -114,6 +114,41 @@ impl SplitUpdates {
             .extend_from_slice(&[Self::TEXT_DELTA, id_start, id_end, index, start, end]);
     }
 
+    /// Records a run of text deltas of one content whose texts follow one another: `text` is
+    /// their texts joined, `ranges` each delta's range, in order, the first starting at
+    /// `ranges`' own origin and each starting where the last ended (the ranges of the content's
+    /// accumulated text they are). The joined text is written once, so a run costs one UTF-16
+    /// write rather than one per delta; the table gets the same entries as
+    /// [`push_text_delta`](Self::push_text_delta) per delta would write.
+    pub(super) fn push_text_run(
+        &mut self,
+        msg_id: &str,
+        index: u32,
+        text: &str,
+        ranges: impl ExactSizeIterator<Item = (usize, usize)>,
+    ) {
+        self.table.reserve(6 * ranges.len());
+        let (id_start, id_end) = self.push_id(Some(msg_id));
+        let (start, end) = self.push_text(text);
+        // Every byte of ASCII text is one code unit: offsets are byte offsets from `start`.
+        let ascii = (end - start) as usize == text.len();
+        let bytes = text.as_bytes();
+        let (mut origin, mut at) = (None, start);
+        for (s, e) in ranges {
+            let origin = *origin.get_or_insert(s);
+            let (s, e) = (s.saturating_sub(origin), e.saturating_sub(origin));
+            let units = if ascii {
+                e.saturating_sub(s)
+            } else {
+                utf16_len(bytes.get(s..e).unwrap_or_default())
+            };
+            let next = at.saturating_add(clamp(units));
+            self.table
+                .extend_from_slice(&[Self::TEXT_DELTA, id_start, id_end, index, at, next]);
+            at = next;
+        }
+    }
+
     /// Writes `update` as a [`SplitUpdates::PLAIN_MESSAGE`] or [`SplitUpdates::PLAIN_CONTENT`]
     /// entry if it is one of those; says whether it did.
     pub(super) fn push_plain(&mut self, update: &StreamUpdate) -> bool {
@@ -494,6 +529,15 @@ fn nothing_after_text(c: &Content) -> bool {
         && c.refusal.is_none()
         && c.video_url.is_none()
         && c.extra.is_empty()
+}
+
+/// The number of UTF-16 code units of the UTF-8 text `bytes` (whole characters): one per
+/// character, two for one outside the Basic Multilingual Plane (a four-byte sequence).
+fn utf16_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
 }
 
 /// Appends `s` to `out` in UTF-16 code units. Eight ASCII bytes are widened at a time (found
