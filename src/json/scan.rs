@@ -388,10 +388,10 @@ impl<'a> Members<'a> {
                     && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
                     && (end == i + 1 || b.get(i) != Some(&b'0'));
                 let value = if plain {
-                    let digits = text.get(i..end)?;
-                    if digits.len() <= 19 {
+                    if end - i <= 19 {
                         Scanned::UInt(n)
                     } else {
+                        let digits = text.get(i..end)?;
                         match digits.parse::<u64>() {
                             Ok(n) => Scanned::UInt(n),
                             Err(_) => Scanned::Raw(digits), // does not fit u64
