@@ -541,8 +541,8 @@ impl Assembler {
                 self.apply_message(message, false);
             }
             "response" => self.apply_response(std::mem::take(raw).into_response()),
-            "" if raw.error.is_some() => {
-                let info = raw.error.as_ref().map(error_info).unwrap_or_default();
+            "" if raw.error().is_some() => {
+                let info = raw.error().map(error_info).unwrap_or_default();
                 self.response.status = RunStatus::Failed;
                 self.response.error = Some(info.clone());
                 self.push_issue(Severity::Error, AgentApiError::Server { error: info });
@@ -909,7 +909,9 @@ impl Assembler {
                 }
             }
             ContentKind::Data => {
-                let Some(delta) = raw.data.take() else { return };
+                let Some(delta) = raw.rest.as_mut().and_then(|r| r.data.take()) else {
+                    return;
+                };
                 if cutter.fits(limits::json_size(&delta)) {
                     self.tally(m).grow(key, cutter.used());
                     let content = &mut self.response.output[m].content[pos];
@@ -928,6 +930,7 @@ impl Assembler {
             }
             _ => {
                 // Other kinds: string payload fields concatenate, others replace.
+                let raw = raw.rest();
                 let mut pieces = [
                     raw.image_url.take(),
                     raw.file_data.take(),

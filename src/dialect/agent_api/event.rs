@@ -78,9 +78,21 @@ pub(crate) struct RawEvent<'a> {
     pub object: Option<CowStr<'a>>,
     pub sequence_number: Option<u64>,
     pub status: Option<RunStatus>,
+    pub kind: Option<CowStr<'a>>,
+    pub index: Option<u32>,
+    pub delta: Option<bool>,
+    pub msg_id: Option<CowStr<'a>>,
+    pub text: Option<CowStr<'a>>,
+    /// The other members, `None` when the event has none: a text delta (nearly every event) has
+    /// only the members above, and dropping its event then checks one field, not twenty-two.
+    pub rest: Option<Rest>,
+}
+
+/// The members of a [`RawEvent`] a text delta does not have.
+#[derive(Debug, Default)]
+pub(crate) struct Rest {
     pub error: Option<serde_json::Value>,
     pub id: Option<String>,
-    pub kind: Option<CowStr<'a>>,
     pub role: Option<Role>,
     pub content: Option<Vec<Content>>,
     pub code: Option<String>,
@@ -91,10 +103,6 @@ pub(crate) struct RawEvent<'a> {
     pub completed_at: Option<i64>,
     pub output: Option<Vec<Message>>,
     pub session_id: Option<String>,
-    pub index: Option<u32>,
-    pub delta: Option<bool>,
-    pub msg_id: Option<CowStr<'a>>,
-    pub text: Option<CowStr<'a>>,
     pub image_url: Option<String>,
     pub data: Option<serde_json::Value>,
     pub format: Option<String>,
@@ -198,7 +206,7 @@ impl<'a> RawEvent<'a> {
                 _ => None,
             }
         }
-        let r = self;
+        let r = self.rest();
         match key {
             "id" => r.id = string(v)?,
             "role" => r.role = wire(v)?,
@@ -255,6 +263,18 @@ impl<'a> RawEvent<'a> {
         self.object.as_ref().map_or("", |o| &o.0)
     }
 
+    /// The members beyond a text delta's, made empty on first use. (Not inlined: it is called
+    /// once per member of those, by both readers, and is not on a text delta's path.)
+    #[inline(never)]
+    pub(crate) fn rest(&mut self) -> &mut Rest {
+        self.rest.get_or_insert_with(Rest::default)
+    }
+
+    /// The `error` member, if any.
+    pub(crate) fn error(&self) -> Option<&serde_json::Value> {
+        self.rest.as_ref().and_then(|r| r.error.as_ref())
+    }
+
     /// Converts into a public, owned event. Fields that do not belong to the event's `object` are
     /// moved into its `extra`, so nothing is lost.
     pub(crate) fn into_event(self) -> AgentEvent {
@@ -262,30 +282,33 @@ impl<'a> RawEvent<'a> {
             "content" => AgentEvent::Content(self.into_content()),
             "message" => AgentEvent::Message(self.into_message()),
             "response" => AgentEvent::Response(self.into_response()),
-            "" if self.error.is_some() => {
+            "" if self.error().is_some() => {
                 let mut raw = self;
-                let error = raw.error.take().unwrap_or_default();
-                let mut extra = std::mem::take(&mut raw.extra);
-                raw.leftovers(&mut extra);
+                let mut rest = raw.rest.take().unwrap_or_default();
+                let error = rest.error.take().unwrap_or_default();
+                let mut extra = std::mem::take(&mut rest.extra);
+                raw.leftovers(rest, &mut extra);
                 AgentEvent::Error(ErrorEvent { error, extra })
             }
             _ => {
                 let mut raw = self;
-                let mut map = std::mem::take(&mut raw.extra);
+                let mut rest = raw.rest.take().unwrap_or_default();
+                let mut map = std::mem::take(&mut rest.extra);
                 if let Some(o) = raw.object.take() {
                     map.insert("object".into(), o.0.into_owned().into());
                 }
-                if let Some(e) = raw.error.take() {
+                if let Some(e) = rest.error.take() {
                     map.insert("error".into(), e);
                 }
-                raw.leftovers(&mut map);
+                raw.leftovers(rest, &mut map);
                 AgentEvent::Unknown(serde_json::Value::Object(map))
             }
         }
     }
 
     pub(crate) fn into_content(mut self) -> Content {
-        let mut extra = std::mem::take(&mut self.extra);
+        let mut rest = self.rest.take().unwrap_or_default();
+        let mut extra = std::mem::take(&mut rest.extra);
         let content = Content {
             object: "content".to_owned(),
             kind: self
@@ -297,68 +320,71 @@ impl<'a> RawEvent<'a> {
             msg_id: self.msg_id.take().map(|m| m.0.into_owned()),
             status: self.status.take(),
             sequence_number: self.sequence_number.take(),
-            error: self.error.take().map(|e| error_info(&e)),
+            error: rest.error.take().map(|e| error_info(&e)),
             text: self.text.take().map(|t| t.0.into_owned()),
-            image_url: self.image_url.take(),
-            data: self.data.take(),
-            format: self.format.take(),
-            file_url: self.file_url.take(),
-            file_id: self.file_id.take(),
-            filename: self.filename.take(),
-            file_data: self.file_data.take(),
-            refusal: self.refusal.take(),
-            video_url: self.video_url.take(),
+            image_url: rest.image_url.take(),
+            data: rest.data.take(),
+            format: rest.format.take(),
+            file_url: rest.file_url.take(),
+            file_id: rest.file_id.take(),
+            filename: rest.filename.take(),
+            file_data: rest.file_data.take(),
+            refusal: rest.refusal.take(),
+            video_url: rest.video_url.take(),
             extra: JsonMap::new(),
         };
-        self.leftovers(&mut extra);
+        self.leftovers(rest, &mut extra);
         Content { extra, ..content }
     }
 
     pub(crate) fn into_message(mut self) -> Message {
-        let mut extra = std::mem::take(&mut self.extra);
+        let mut rest = self.rest.take().unwrap_or_default();
+        let mut extra = std::mem::take(&mut rest.extra);
         let message = Message {
             object: "message".to_owned(),
-            id: self.id.take(),
+            id: rest.id.take(),
             kind: self
                 .kind
                 .take()
                 .map_or(MessageType::Message, |k| (&*k.0).into()),
             status: self.status.take(),
-            role: self.role.take(),
-            content: self.content.take().unwrap_or_default(),
-            code: self.code.take(),
-            message: self.message.take(),
-            usage: self.usage.take(),
-            metadata: self.metadata.take(),
+            role: rest.role.take(),
+            content: rest.content.take().unwrap_or_default(),
+            code: rest.code.take(),
+            message: rest.message.take(),
+            usage: rest.usage.take(),
+            metadata: rest.metadata.take(),
             sequence_number: self.sequence_number.take(),
-            error: self.error.take().map(|e| error_info(&e)),
+            error: rest.error.take().map(|e| error_info(&e)),
             extra: JsonMap::new(),
         };
-        self.leftovers(&mut extra);
+        self.leftovers(rest, &mut extra);
         Message { extra, ..message }
     }
 
     pub(crate) fn into_response(mut self) -> AgentResponse {
-        let mut extra = std::mem::take(&mut self.extra);
+        let mut rest = self.rest.take().unwrap_or_default();
+        let mut extra = std::mem::take(&mut rest.extra);
         let response = AgentResponse {
             object: "response".to_owned(),
-            id: self.id.take(),
+            id: rest.id.take(),
             status: self.status.take().unwrap_or_default(),
-            created_at: self.created_at.take(),
-            completed_at: self.completed_at.take(),
-            error: self.error.take().map(|e| error_info(&e)),
-            output: self.output.take().unwrap_or_default(),
-            usage: self.usage.take(),
-            session_id: self.session_id.take(),
+            created_at: rest.created_at.take(),
+            completed_at: rest.completed_at.take(),
+            error: rest.error.take().map(|e| error_info(&e)),
+            output: rest.output.take().unwrap_or_default(),
+            usage: rest.usage.take(),
+            session_id: rest.session_id.take(),
             sequence_number: self.sequence_number.take(),
             extra: JsonMap::new(),
         };
-        self.leftovers(&mut extra);
+        self.leftovers(rest, &mut extra);
         AgentResponse { extra, ..response }
     }
 
-    /// Moves every field still set into `extra` (fields another `object` would have used).
-    fn leftovers(&mut self, extra: &mut JsonMap) {
+    /// Moves every field still set (of `self` and of its `rest`, taken out) into `extra`: fields
+    /// another `object` would have used.
+    fn leftovers(&mut self, mut rest: Rest, extra: &mut JsonMap) {
         fn put<T: Serialize>(extra: &mut JsonMap, key: &str, v: Option<T>) {
             if let Some(v) = v {
                 if let Ok(v) = serde_json::to_value(v) {
@@ -368,32 +394,32 @@ impl<'a> RawEvent<'a> {
         }
         put(extra, "sequence_number", self.sequence_number.take());
         put(extra, "status", self.status.take());
-        put(extra, "error", self.error.take());
-        put(extra, "id", self.id.take());
+        put(extra, "error", rest.error.take());
+        put(extra, "id", rest.id.take());
         put(extra, "type", self.kind.take().map(|k| k.0));
-        put(extra, "role", self.role.take());
-        put(extra, "content", self.content.take());
-        put(extra, "code", self.code.take());
-        put(extra, "message", self.message.take());
-        put(extra, "usage", self.usage.take());
-        put(extra, "metadata", self.metadata.take());
-        put(extra, "created_at", self.created_at.take());
-        put(extra, "completed_at", self.completed_at.take());
-        put(extra, "output", self.output.take());
-        put(extra, "session_id", self.session_id.take());
+        put(extra, "role", rest.role.take());
+        put(extra, "content", rest.content.take());
+        put(extra, "code", rest.code.take());
+        put(extra, "message", rest.message.take());
+        put(extra, "usage", rest.usage.take());
+        put(extra, "metadata", rest.metadata.take());
+        put(extra, "created_at", rest.created_at.take());
+        put(extra, "completed_at", rest.completed_at.take());
+        put(extra, "output", rest.output.take());
+        put(extra, "session_id", rest.session_id.take());
         put(extra, "index", self.index.take());
         put(extra, "delta", self.delta.take());
         put(extra, "msg_id", self.msg_id.take().map(|m| m.0));
         put(extra, "text", self.text.take().map(|t| t.0));
-        put(extra, "image_url", self.image_url.take());
-        put(extra, "data", self.data.take());
-        put(extra, "format", self.format.take());
-        put(extra, "file_url", self.file_url.take());
-        put(extra, "file_id", self.file_id.take());
-        put(extra, "filename", self.filename.take());
-        put(extra, "file_data", self.file_data.take());
-        put(extra, "refusal", self.refusal.take());
-        put(extra, "video_url", self.video_url.take());
+        put(extra, "image_url", rest.image_url.take());
+        put(extra, "data", rest.data.take());
+        put(extra, "format", rest.format.take());
+        put(extra, "file_url", rest.file_url.take());
+        put(extra, "file_id", rest.file_id.take());
+        put(extra, "filename", rest.filename.take());
+        put(extra, "file_data", rest.file_data.take());
+        put(extra, "refusal", rest.refusal.take());
+        put(extra, "video_url", rest.video_url.take());
     }
 }
 
@@ -469,35 +495,35 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
                         "object" => r.object = map.next_value()?,
                         "sequence_number" => r.sequence_number = map.next_value()?,
                         "status" => r.status = map.next_value()?,
-                        "error" => r.error = map.next_value()?,
-                        "id" => r.id = map.next_value()?,
+                        "error" => r.rest().error = map.next_value()?,
+                        "id" => r.rest().id = map.next_value()?,
                         "type" => r.kind = map.next_value()?,
-                        "role" => r.role = map.next_value()?,
-                        "content" => r.content = map.next_value()?,
-                        "code" => r.code = map.next_value()?,
-                        "message" => r.message = map.next_value()?,
-                        "usage" => r.usage = map.next_value()?,
-                        "metadata" => r.metadata = map.next_value()?,
-                        "created_at" => r.created_at = map.next_value()?,
-                        "completed_at" => r.completed_at = map.next_value()?,
-                        "output" => r.output = map.next_value()?,
-                        "session_id" => r.session_id = map.next_value()?,
+                        "role" => r.rest().role = map.next_value()?,
+                        "content" => r.rest().content = map.next_value()?,
+                        "code" => r.rest().code = map.next_value()?,
+                        "message" => r.rest().message = map.next_value()?,
+                        "usage" => r.rest().usage = map.next_value()?,
+                        "metadata" => r.rest().metadata = map.next_value()?,
+                        "created_at" => r.rest().created_at = map.next_value()?,
+                        "completed_at" => r.rest().completed_at = map.next_value()?,
+                        "output" => r.rest().output = map.next_value()?,
+                        "session_id" => r.rest().session_id = map.next_value()?,
                         "index" => r.index = map.next_value()?,
                         "delta" => r.delta = map.next_value()?,
                         "msg_id" => r.msg_id = map.next_value()?,
                         "text" => r.text = map.next_value()?,
-                        "image_url" => r.image_url = map.next_value()?,
-                        "data" => r.data = map.next_value()?,
-                        "format" => r.format = map.next_value()?,
-                        "file_url" => r.file_url = map.next_value()?,
-                        "file_id" => r.file_id = map.next_value()?,
-                        "filename" => r.filename = map.next_value()?,
-                        "file_data" => r.file_data = map.next_value()?,
-                        "refusal" => r.refusal = map.next_value()?,
-                        "video_url" => r.video_url = map.next_value()?,
+                        "image_url" => r.rest().image_url = map.next_value()?,
+                        "data" => r.rest().data = map.next_value()?,
+                        "format" => r.rest().format = map.next_value()?,
+                        "file_url" => r.rest().file_url = map.next_value()?,
+                        "file_id" => r.rest().file_id = map.next_value()?,
+                        "filename" => r.rest().filename = map.next_value()?,
+                        "file_data" => r.rest().file_data = map.next_value()?,
+                        "refusal" => r.rest().refusal = map.next_value()?,
+                        "video_url" => r.rest().video_url = map.next_value()?,
                         _ => {
                             let v: serde_json::Value = map.next_value()?;
-                            r.extra.insert(key.0.into_owned(), v);
+                            r.rest().extra.insert(key.0.into_owned(), v);
                         }
                     }
                 }
