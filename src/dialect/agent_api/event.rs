@@ -284,20 +284,20 @@ impl<'a> RawEvent<'a> {
             "response" => AgentEvent::Response(self.into_response()),
             "" if self.error().is_some() => {
                 let mut raw = self;
-                let mut rest = raw.rest.take().unwrap_or_default();
-                let error = rest.error.take().unwrap_or_default();
-                let mut extra = std::mem::take(&mut rest.extra);
+                let mut rest = raw.rest.take();
+                let error = take(&mut rest, |r| r.error.take()).unwrap_or_default();
+                let mut extra = take_extra(&mut rest);
                 raw.leftovers(rest, &mut extra);
                 AgentEvent::Error(ErrorEvent { error, extra })
             }
             _ => {
                 let mut raw = self;
-                let mut rest = raw.rest.take().unwrap_or_default();
-                let mut map = std::mem::take(&mut rest.extra);
+                let mut rest = raw.rest.take();
+                let mut map = take_extra(&mut rest);
                 if let Some(o) = raw.object.take() {
                     map.insert("object".into(), o.0.into_owned().into());
                 }
-                if let Some(e) = rest.error.take() {
+                if let Some(e) = take(&mut rest, |r| r.error.take()) {
                     map.insert("error".into(), e);
                 }
                 raw.leftovers(rest, &mut map);
@@ -307,8 +307,8 @@ impl<'a> RawEvent<'a> {
     }
 
     pub(crate) fn into_content(mut self) -> Content {
-        let mut rest = self.rest.take().unwrap_or_default();
-        let mut extra = std::mem::take(&mut rest.extra);
+        let mut rest = self.rest.take();
+        let mut extra = take_extra(&mut rest);
         let content = Content {
             object: "content".to_owned(),
             kind: self
@@ -320,17 +320,17 @@ impl<'a> RawEvent<'a> {
             msg_id: self.msg_id.take().map(|m| m.0.into_owned()),
             status: self.status.take(),
             sequence_number: self.sequence_number.take(),
-            error: rest.error.take().map(|e| error_info(&e)),
+            error: take(&mut rest, |r| r.error.take()).map(|e| error_info(&e)),
             text: self.text.take().map(|t| t.0.into_owned()),
-            image_url: rest.image_url.take(),
-            data: rest.data.take(),
-            format: rest.format.take(),
-            file_url: rest.file_url.take(),
-            file_id: rest.file_id.take(),
-            filename: rest.filename.take(),
-            file_data: rest.file_data.take(),
-            refusal: rest.refusal.take(),
-            video_url: rest.video_url.take(),
+            image_url: take(&mut rest, |r| r.image_url.take()),
+            data: take(&mut rest, |r| r.data.take()),
+            format: take(&mut rest, |r| r.format.take()),
+            file_url: take(&mut rest, |r| r.file_url.take()),
+            file_id: take(&mut rest, |r| r.file_id.take()),
+            filename: take(&mut rest, |r| r.filename.take()),
+            file_data: take(&mut rest, |r| r.file_data.take()),
+            refusal: take(&mut rest, |r| r.refusal.take()),
+            video_url: take(&mut rest, |r| r.video_url.take()),
             extra: JsonMap::new(),
         };
         self.leftovers(rest, &mut extra);
@@ -338,24 +338,24 @@ impl<'a> RawEvent<'a> {
     }
 
     pub(crate) fn into_message(mut self) -> Message {
-        let mut rest = self.rest.take().unwrap_or_default();
-        let mut extra = std::mem::take(&mut rest.extra);
+        let mut rest = self.rest.take();
+        let mut extra = take_extra(&mut rest);
         let message = Message {
             object: "message".to_owned(),
-            id: rest.id.take(),
+            id: take(&mut rest, |r| r.id.take()),
             kind: self
                 .kind
                 .take()
                 .map_or(MessageType::Message, |k| (&*k.0).into()),
             status: self.status.take(),
-            role: rest.role.take(),
-            content: rest.content.take().unwrap_or_default(),
-            code: rest.code.take(),
-            message: rest.message.take(),
-            usage: rest.usage.take(),
-            metadata: rest.metadata.take(),
+            role: take(&mut rest, |r| r.role.take()),
+            content: take(&mut rest, |r| r.content.take()).unwrap_or_default(),
+            code: take(&mut rest, |r| r.code.take()),
+            message: take(&mut rest, |r| r.message.take()),
+            usage: take(&mut rest, |r| r.usage.take()),
+            metadata: take(&mut rest, |r| r.metadata.take()),
             sequence_number: self.sequence_number.take(),
-            error: rest.error.take().map(|e| error_info(&e)),
+            error: take(&mut rest, |r| r.error.take()).map(|e| error_info(&e)),
             extra: JsonMap::new(),
         };
         self.leftovers(rest, &mut extra);
@@ -363,18 +363,18 @@ impl<'a> RawEvent<'a> {
     }
 
     pub(crate) fn into_response(mut self) -> AgentResponse {
-        let mut rest = self.rest.take().unwrap_or_default();
-        let mut extra = std::mem::take(&mut rest.extra);
+        let mut rest = self.rest.take();
+        let mut extra = take_extra(&mut rest);
         let response = AgentResponse {
             object: "response".to_owned(),
-            id: rest.id.take(),
+            id: take(&mut rest, |r| r.id.take()),
             status: self.status.take().unwrap_or_default(),
-            created_at: rest.created_at.take(),
-            completed_at: rest.completed_at.take(),
-            error: rest.error.take().map(|e| error_info(&e)),
-            output: rest.output.take().unwrap_or_default(),
-            usage: rest.usage.take(),
-            session_id: rest.session_id.take(),
+            created_at: take(&mut rest, |r| r.created_at.take()),
+            completed_at: take(&mut rest, |r| r.completed_at.take()),
+            error: take(&mut rest, |r| r.error.take()).map(|e| error_info(&e)),
+            output: take(&mut rest, |r| r.output.take()).unwrap_or_default(),
+            usage: take(&mut rest, |r| r.usage.take()),
+            session_id: take(&mut rest, |r| r.session_id.take()),
             sequence_number: self.sequence_number.take(),
             extra: JsonMap::new(),
         };
@@ -384,7 +384,7 @@ impl<'a> RawEvent<'a> {
 
     /// Moves every field still set (of `self` and of its `rest`, taken out) into `extra`: fields
     /// another `object` would have used.
-    fn leftovers(&mut self, mut rest: Rest, extra: &mut JsonMap) {
+    fn leftovers(&mut self, rest: Option<Rest>, extra: &mut JsonMap) {
         fn put<T: Serialize>(extra: &mut JsonMap, key: &str, v: Option<T>) {
             if let Some(v) = v {
                 if let Ok(v) = serde_json::to_value(v) {
@@ -394,33 +394,47 @@ impl<'a> RawEvent<'a> {
         }
         put(extra, "sequence_number", self.sequence_number.take());
         put(extra, "status", self.status.take());
-        put(extra, "error", rest.error.take());
-        put(extra, "id", rest.id.take());
         put(extra, "type", self.kind.take().map(|k| k.0));
-        put(extra, "role", rest.role.take());
-        put(extra, "content", rest.content.take());
-        put(extra, "code", rest.code.take());
-        put(extra, "message", rest.message.take());
-        put(extra, "usage", rest.usage.take());
-        put(extra, "metadata", rest.metadata.take());
-        put(extra, "created_at", rest.created_at.take());
-        put(extra, "completed_at", rest.completed_at.take());
-        put(extra, "output", rest.output.take());
-        put(extra, "session_id", rest.session_id.take());
         put(extra, "index", self.index.take());
         put(extra, "delta", self.delta.take());
         put(extra, "msg_id", self.msg_id.take().map(|m| m.0));
         put(extra, "text", self.text.take().map(|t| t.0));
-        put(extra, "image_url", rest.image_url.take());
-        put(extra, "data", rest.data.take());
-        put(extra, "format", rest.format.take());
-        put(extra, "file_url", rest.file_url.take());
-        put(extra, "file_id", rest.file_id.take());
-        put(extra, "filename", rest.filename.take());
-        put(extra, "file_data", rest.file_data.take());
-        put(extra, "refusal", rest.refusal.take());
-        put(extra, "video_url", rest.video_url.take());
+        if let Some(mut rest) = rest {
+            put(extra, "error", rest.error.take());
+            put(extra, "id", rest.id.take());
+            put(extra, "role", rest.role.take());
+            put(extra, "content", rest.content.take());
+            put(extra, "code", rest.code.take());
+            put(extra, "message", rest.message.take());
+            put(extra, "usage", rest.usage.take());
+            put(extra, "metadata", rest.metadata.take());
+            put(extra, "created_at", rest.created_at.take());
+            put(extra, "completed_at", rest.completed_at.take());
+            put(extra, "output", rest.output.take());
+            put(extra, "session_id", rest.session_id.take());
+            put(extra, "image_url", rest.image_url.take());
+            put(extra, "data", rest.data.take());
+            put(extra, "format", rest.format.take());
+            put(extra, "file_url", rest.file_url.take());
+            put(extra, "file_id", rest.file_id.take());
+            put(extra, "filename", rest.filename.take());
+            put(extra, "file_data", rest.file_data.take());
+            put(extra, "refusal", rest.refusal.take());
+            put(extra, "video_url", rest.video_url.take());
+        }
     }
+}
+
+/// Takes a member out of an event's `rest`, if it has one.
+fn take<T>(rest: &mut Option<Rest>, member: impl FnOnce(&mut Rest) -> Option<T>) -> Option<T> {
+    rest.as_mut().and_then(member)
+}
+
+/// Takes the unknown members out of an event's `rest` (empty if it has none).
+fn take_extra(rest: &mut Option<Rest>) -> JsonMap {
+    rest.as_mut()
+        .map(|r| std::mem::take(&mut r.extra))
+        .unwrap_or_default()
 }
 
 /// The keys of a text delta, the members nearly every event has, which [`RawEvent::scan_into`]
