@@ -134,10 +134,16 @@ impl SplitUpdates {
         let ascii = (end - start) as usize == text.len();
         let bytes = text.as_bytes();
         let (mut origin, mut at) = (None, start);
+        // Text with some non-ASCII characters: where the next one starts, searched eight bytes at
+        // a time, so that a delta before it (most deltas) is not counted byte by byte.
+        let mut wide = 0;
         for (s, e) in ranges {
             let origin = *origin.get_or_insert(s);
             let (s, e) = (s.saturating_sub(origin), e.saturating_sub(origin));
-            let units = if ascii {
+            if !ascii && wide < s {
+                wide = next_non_ascii(bytes, s);
+            }
+            let units = if ascii || wide >= e {
                 e.saturating_sub(s)
             } else {
                 utf16_len(bytes.get(s..e).unwrap_or_default())
@@ -540,6 +546,24 @@ fn utf16_len(bytes: &[u8]) -> usize {
         .sum()
 }
 
+/// The index of the first byte at or after `from` that is not ASCII (`bytes.len()` if there is
+/// none), eight bytes at a time as a little-endian word (so the lowest flagged byte comes first).
+fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let high = word.try_into().map_or(HIGH, u64::from_le_bytes) & HIGH;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b >= 0x80))
+        .map_or(bytes.len(), |k| i + k)
+}
+
 /// Appends `s` to `out` in UTF-16 code units. Eight ASCII bytes are widened at a time (found
 /// with a 64-bit word; the copy is vectorized); other characters are decoded from their UTF-8
 /// sequence (well formed: `s` is a `str`), those outside the Basic Multilingual Plane written as
@@ -621,6 +645,39 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn next_non_ascii_is_the_first_byte_over_7f(
+            s in "[a-z \u{e9}\u{6771}\u{1F600}]{0,40}",
+            from in 0usize..48,
+        ) {
+            let b = s.as_bytes();
+            let expected = (from..b.len()).find(|&i| b[i] >= 0x80).unwrap_or(b.len());
+            prop_assert_eq!(next_non_ascii(b, from), expected);
+        }
+
+        #[test]
+        fn a_run_of_deltas_gets_each_deltas_own_utf16_range(
+            pieces in proptest::collection::vec("[a-z \u{e9}\u{6771}\u{1F600}]{0,12}", 1..12),
+        ) {
+            // The ranges are where the pieces are in a content's text (here from byte 100 on).
+            let mut ranges = Vec::new();
+            let mut at = 100;
+            for p in &pieces {
+                ranges.push((at, at + p.len()));
+                at += p.len();
+            }
+            let mut out = SplitUpdates::default();
+            out.text.extend("before".encode_utf16());
+            out.push_text_run("m1", 3, &pieces.concat(), ranges.into_iter());
+            prop_assert_eq!(out.table.len(), 6 * pieces.len());
+            for (e, piece) in out.table.chunks(6).zip(&pieces) {
+                prop_assert_eq!(&e[..4], &[SplitUpdates::TEXT_DELTA, 6, 8, 3][..]);
+                let units = out.text.get(e[4] as usize..e[5] as usize).unwrap_or_default();
+                let got = String::from_utf16(units).ok();
+                prop_assert_eq!(got.as_ref(), Some(piece));
+            }
+        }
+
         #[test]
         fn utf16_is_what_encode_utf16_writes(s in "\\PC*|[a\u{e9}\u{6771}\u{1F600}]*") {
             let mut expected = vec![7];
