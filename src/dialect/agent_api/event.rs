@@ -71,8 +71,9 @@ impl AgentEvent {
     }
 }
 
-/// Every field any Agent API event may carry, parsed in one pass in whatever order the server wrote
-/// them; strings the assembler only reads (`object`, `type`, `msg_id`, `text`) borrow from the input.
+/// Every field any Agent API event may carry (those a text delta does not have in [`Rest`]), parsed
+/// in one pass in whatever order the server wrote them; strings the assembler only reads
+/// (`object`, `type`, `msg_id`, `text`) borrow from the input.
 #[derive(Debug, Default)]
 pub(crate) struct RawEvent<'a> {
     pub object: Option<CowStr<'a>>,
