@@ -293,6 +293,14 @@ fn entries(table: &[u32]) -> Vec<&[u32]> {
     out
 }
 
+/// The SSE event of an Agent API text delta of content 0 of message `msg_id`.
+fn text_delta_event(msg_id: &str, text: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"object": "content", "msg_id": msg_id, "index": 0, "delta": true, "type": "text", "text": text})
+    )
+}
+
 /// Feeds `chunks` to two streams and drains one as JSON, the other split, after every chunk.
 fn json_and_split(chunks: &[&[u8]], options: AssemblerOptions) -> (Vec<Value>, Vec<Value>) {
     let mut a = AgentStream::new(options);
@@ -352,18 +360,12 @@ fn split_updates_build_the_same_updates_as_json() {
 fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     // Two- and three-byte characters, one outside the BMP (a surrogate pair in JavaScript),
     // characters JSON escapes, and two messages whose deltas interleave (each run names its id).
-    let delta = |m: &str, t: &str| {
-        format!(
-            "data: {}\n\n",
-            json!({"object": "content", "msg_id": m, "index": 0, "delta": true, "type": "text", "text": t})
-        )
-    };
     let sse = [
-        delta("m1", "caf\u{e9} "),
-        delta("m1", "\u{1F600}!"),
-        delta("m2", "\"quoted\"\n\\"),
-        delta("m1", "\u{6771}\u{4EAC}"),
-        delta("m2", "\u{1F680}"),
+        text_delta_event("m1", "caf\u{e9} "),
+        text_delta_event("m1", "\u{1F600}!"),
+        text_delta_event("m2", "\"quoted\"\n\\"),
+        text_delta_event("m1", "\u{6771}\u{4EAC}"),
+        text_delta_event("m2", "\u{1F680}"),
     ]
     .concat();
     // A completing `content` event (a plain content: built from the table, its text in the split
@@ -466,17 +468,11 @@ fn runs_of_deltas_cross_as_one_text_with_each_deltas_offsets() {
     // delta's offsets counted in it, in UTF-16 units (ASCII runs and runs with one-, two-, three-
     // and four-byte characters), whether the deltas are still ranges of their content's text or
     // were copied out because an event completed the content in the same chunk.
-    let delta = |m: &str, t: &str| {
-        format!(
-            "data: {}\n\n",
-            json!({"object": "content", "msg_id": m, "index": 0, "delta": true, "type": "text", "text": t})
-        )
-    };
     let m1 = ["ab", "\u{e9}", "\u{1F600}c", "\u{6771}\u{4EAC}", "", "x"];
     let m2 = ["plain ", "ascii ", "run"];
-    let mut sse: Vec<String> = m1.iter().map(|t| delta("m1", t)).collect();
-    sse.extend(m2.iter().map(|t| delta("m2", t)));
-    sse.push(delta("m1", "\u{1F680}"));
+    let mut sse: Vec<String> = m1.iter().map(|t| text_delta_event("m1", t)).collect();
+    sse.extend(m2.iter().map(|t| text_delta_event("m2", t)));
+    sse.push(text_delta_event("m1", "\u{1F680}"));
     let sse = sse.concat();
     let done = |m: &str, t: &str| {
         let c = json!({"object": "content", "msg_id": m, "index": 0, "type": "text", "text": t, "status": "completed"});
