@@ -35,7 +35,12 @@ export function median(xs) {
 /**
  * Times several contestants on the same input, interleaved (run 1 of each, then run 2 of each, …)
  * so a change of machine load affects all of them alike. Each contestant is first run once as a
- * warm-up whose result `check(result, name)` validates. Returns { name: { medianMs, minMs, maxMs, runs, times } }.
+ * warm-up whose result `check(result, name)` validates. Every other round runs the contestants in
+ * reverse order, so that none always follows the same one (and pays for the garbage it left).
+ * No garbage collection is forced between runs: a full collection before each run shrank the heap
+ * and slowed every contestant that allocates much (in Node the stream pipeline went from 167 to
+ * 204 ms, agentwire's per-event updates from 50 to 54). Returns
+ * { name: { medianMs, minMs, maxMs, runs, times } }.
  */
 export async function timeInterleaved(contestants, { runs, check }) {
   for (const [name, fn] of Object.entries(contestants)) {
@@ -48,7 +53,9 @@ export async function timeInterleaved(contestants, { runs, check }) {
   }
   const times = Object.fromEntries(Object.keys(contestants).map((k) => [k, []]));
   for (let r = 0; r < runs; r++) {
-    for (const [name, fn] of Object.entries(contestants)) {
+    const order = Object.entries(contestants);
+    if (r % 2) order.reverse();
+    for (const [name, fn] of order) {
       const t0 = now();
       await fn();
       times[name].push(now() - t0);
