@@ -546,13 +546,16 @@ fn utf16_len(bytes: &[u8]) -> usize {
         .sum()
 }
 
+/// The high bit of each byte of a 64-bit word: a word of eight bytes is all ASCII when `word &
+/// HIGH_BITS == 0`.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
 /// The index of the first byte at or after `from` that is not ASCII (`bytes.len()` if there is
 /// none), eight bytes at a time as a little-endian word (so the lowest flagged byte comes first).
 fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
     while let Some(word) = bytes.get(i..i + 8) {
-        let high = word.try_into().map_or(HIGH, u64::from_le_bytes) & HIGH;
+        let high = word.try_into().map_or(HIGH_BITS, u64::from_le_bytes) & HIGH_BITS;
         if high != 0 {
             return i + (high.trailing_zeros() / 8) as usize;
         }
@@ -569,7 +572,6 @@ fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
 /// sequence (well formed: `s` is a `str`), those outside the Basic Multilingual Plane written as
 /// a surrogate pair.
 fn push_utf16(out: &mut Vec<u16>, s: &str) {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let bytes = s.as_bytes();
     let start = out.len();
     // Never more code units than bytes.
@@ -578,8 +580,8 @@ fn push_utf16(out: &mut Vec<u16>, s: &str) {
     let (mut i, mut n) = (0, 0);
     while let Some(&lead) = bytes.get(i) {
         if let (Some(src), Some(d)) = (bytes.get(i..i + 8), dst.get_mut(n..n + 8)) {
-            let w = src.try_into().map_or(HIGH, u64::from_le_bytes);
-            if w & HIGH == 0 {
+            let w = src.try_into().map_or(HIGH_BITS, u64::from_le_bytes);
+            if w & HIGH_BITS == 0 {
                 for (d, &b) in d.iter_mut().zip(src) {
                     *d = u16::from(b);
                 }
