@@ -520,14 +520,14 @@ pub fn validate_payload(
         PayloadError::from(v).at(loc)
     };
     errors.extend(
-        super::validate::check_parts(good.iter().map(|(i, p)| (*i, p)))
+        super::validate::check_parts(&mut good.iter().map(|(i, p)| (*i, p)))
             .into_iter()
             .map(with_location),
     );
     if let Some(schema) = schema {
         errors.extend(
             schema
-                .check_parts(good.iter().map(|(i, p)| (*i, p)))
+                .check_parts(&mut good.iter().map(|(i, p)| (*i, p)))
                 .into_iter()
                 .map(with_location),
         );

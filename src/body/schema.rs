@@ -392,15 +392,16 @@ impl BodySchema {
     /// `unexpected-part`, `content-type-mismatch`, `missing-required-part`).
     pub fn validate(&self, body: &Body) -> ValidationReport {
         ValidationReport {
-            violations: self.check_parts(body.parts.iter().enumerate()),
+            violations: self.check_parts(&mut body.parts.iter().enumerate()),
         }
     }
 
     /// [`validate`](Self::validate) over `(index, part)` pairs (the payload validator skips parts
-    /// that did not parse).
+    /// that did not parse). The iterator is a trait object so that the function is compiled once
+    /// for both callers.
     pub(crate) fn check_parts<'a>(
         &self,
-        parts: impl Iterator<Item = (usize, &'a Part)>,
+        parts: &mut dyn Iterator<Item = (usize, &'a Part)>,
     ) -> Vec<Violation> {
         let mut watch = self.watch();
         let mut out: Vec<Violation> = parts

@@ -37,11 +37,14 @@ use super::{Body, ContentEncoding, Part, PartStatus, Violation, ViolationCode};
 /// | `invalid-content-type` | `contentType` is not `type/subtype` with optional parameters ([`is_valid_content_type`]) |
 ///
 pub fn validate_body(body: &Body) -> Vec<Violation> {
-    check_parts(body.parts.iter().enumerate())
+    check_parts(&mut body.parts.iter().enumerate())
 }
 
-/// [`validate_body`] over `(index, part)` pairs.
-pub(crate) fn check_parts<'a>(parts: impl Iterator<Item = (usize, &'a Part)>) -> Vec<Violation> {
+/// [`validate_body`] over `(index, part)` pairs. The iterator is a trait object so that the
+/// function is compiled once for its two callers (this and the payload validator).
+pub(crate) fn check_parts<'a>(
+    parts: &mut dyn Iterator<Item = (usize, &'a Part)>,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, part) in parts {
