@@ -21,7 +21,10 @@
 use agentwire_core::exact_json;
 #[doc(hidden)]
 pub use agentwire_core::wire_enum;
-pub use agentwire_core::{body, error, json, limits, pattern, platform, sse, wire};
+pub use agentwire_core::{error, json, limits, pattern, platform, sse, wire};
+
+#[path = "body/agentwire.rs"]
+pub mod body;
 
 pub mod dialect;
 pub mod run;

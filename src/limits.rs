@@ -24,7 +24,7 @@
 //! keeps is no longer everything the server sent.
 //!
 //! The nesting depth is checked by a linear scan of the event's bytes before `serde_json` sees
-//! them (like the payload validator's, [`crate::body::validate_payload`]); `serde_json` itself
+//! them (like the payload validator's, `agentwire::body::validate_payload`); `serde_json` itself
 //! refuses more than 128 levels, so a larger `max_depth` has no effect beyond that.
 //!
 //! ```

@@ -24,7 +24,7 @@ impl Body {
     /// protocols' snake_case names accepted; other top-level fields are ignored). Only the shape is
     /// checked: names, content and content types are checked by
     /// [`validate_body`](super::validate_body), and untrusted input with limits by
-    /// [`validate_payload`](super::validate_payload).
+    /// `validate_payload` (in `agentwire::body`).
     ///
     /// # Errors
     ///

@@ -32,6 +32,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::payload_scan::{part_over, scan, Location, Locator, Scan};
 use super::{BodySchema, Part, Violation, ViolationCode};
 
 /// Limits applied by [`validate_payload`]. All sizes are in bytes.
@@ -157,172 +158,6 @@ impl PayloadReport {
     }
 }
 
-/// A place in the input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Location {
-    line: usize,
-    column: usize,
-    offset: usize,
-}
-
-/// Locations of increasing byte offsets, computed in one forward pass.
-struct Locator<'a> {
-    text: &'a str,
-    at: Location,
-}
-
-impl<'a> Locator<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            at: Location {
-                line: 1,
-                column: 1,
-                offset: 0,
-            },
-        }
-    }
-
-    /// The location of byte `offset` (moved back to a character boundary, clamped to the end).
-    /// Offsets must not decrease between calls (an earlier one restarts from the beginning).
-    fn locate(&mut self, offset: usize) -> Location {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        if offset < self.at.offset {
-            self.at = Location {
-                line: 1,
-                column: 1,
-                offset: 0,
-            };
-        }
-        let chunk = self.text.get(self.at.offset..offset).unwrap_or("");
-        for c in chunk.chars() {
-            if c == '\n' {
-                self.at.line += 1;
-                self.at.column = 1;
-            } else {
-                self.at.column += 1;
-            }
-        }
-        self.at.offset = offset;
-        self.at
-    }
-
-    /// The location of serde_json's 1-based (line, byte column).
-    fn locate_line_column(&mut self, line: usize, column: usize) -> Location {
-        let mut start = 0;
-        if line > 1 {
-            match memchr::memchr_iter(b'\n', self.text.as_bytes()).nth(line - 2) {
-                Some(nl) => start = nl + 1,
-                None => start = self.text.len(),
-            }
-        }
-        self.locate(start + column.saturating_sub(1))
-    }
-}
-
-/// The result of the byte scan: too deep at an offset, or the start offsets of the elements of
-/// the top-level `parts` array (when its key is written without escapes).
-enum Scan {
-    TooDeep { offset: usize },
-    Ok { part_starts: Vec<usize> },
-}
-
-/// One linear pass over the bytes: nesting depth (strings and escapes understood) and where each
-/// element of the top-level object's `parts` array starts.
-fn scan(bytes: &[u8], max_depth: usize) -> Scan {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut string_start = 0usize;
-    // The last string closed at depth 1 (a key, or a value: only a key is followed by `:`).
-    let mut last_key: Option<(usize, usize)> = None;
-    let mut after_key = false;
-    let mut in_parts = false;
-    let mut expect_element = false;
-    let mut part_starts = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-                if depth == 1 {
-                    last_key = Some((string_start + 1, i));
-                }
-            }
-            continue;
-        }
-        if b.is_ascii_whitespace() {
-            continue;
-        }
-        if in_parts && depth == 2 && expect_element && b != b']' {
-            part_starts.push(i);
-            expect_element = false;
-        }
-        match b {
-            b'"' => {
-                in_string = true;
-                string_start = i;
-            }
-            b':' if depth == 1 => {
-                after_key = last_key.is_some();
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max_depth {
-                    return Scan::TooDeep { offset: i };
-                }
-                if depth == 2 && b == b'[' && after_key {
-                    let key = last_key.and_then(|(s, e)| bytes.get(s..e));
-                    if key == Some(b"parts".as_slice()) {
-                        in_parts = true;
-                        expect_element = true;
-                        part_starts.clear();
-                    }
-                }
-            }
-            b']' | b'}' => {
-                if depth == 2 {
-                    in_parts = false;
-                }
-                depth = depth.saturating_sub(1);
-            }
-            b',' if in_parts && depth == 2 => expect_element = true,
-            _ => {}
-        }
-        if depth <= 1 {
-            after_key = false;
-        }
-    }
-    Scan::Ok { part_starts }
-}
-
-/// An `io::Write` that counts bytes and fails past a limit (to stop serializing early).
-struct Counter {
-    n: usize,
-    limit: usize,
-}
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.n = self.n.saturating_add(buf.len());
-        if self.n > self.limit {
-            return Err(std::io::Error::other("over the limit"));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Step 1 of [`validate_payload`] alone: the report of a payload of `len` bytes (a `u64`, so the
 /// size of a file over 4 GiB is exact on 32-bit targets such as wasm32) that is over
 /// [`PayloadLimits::max_bytes`] (`payload-too-large`, no location), or `None` when the size is
@@ -426,7 +261,7 @@ pub fn validate_payload(
         }
         Scan::Ok { part_starts } => part_starts,
     };
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match super::payload_scan::parse(text) {
         Ok(v) => v,
         Err(e) => {
             let loc = locator.locate_line_column(e.line(), e.column());
@@ -488,11 +323,7 @@ pub fn validate_payload(
     for (i, v) in parts.iter().enumerate() {
         let name = v.get("name").and_then(Value::as_str).map(str::to_owned);
         let label = name.clone().unwrap_or_else(|| format!("part {i}"));
-        let mut counter = Counter {
-            n: 0,
-            limit: limits.max_part_bytes,
-        };
-        if serde_json::to_writer(&mut counter, v).is_err() {
+        if part_over(v, limits.max_part_bytes) {
             let mut e = PayloadError::new(
                 C::PartTooLarge,
                 format!("{label}: part is more than {} bytes", limits.max_part_bytes),
@@ -520,7 +351,7 @@ pub fn validate_payload(
         PayloadError::from(v).at(loc)
     };
     errors.extend(
-        super::validate::check_parts(&mut good.iter().map(|(i, p)| (*i, p)))
+        super::check_parts(&mut good.iter().map(|(i, p)| (*i, p)))
             .into_iter()
             .map(with_location),
     );

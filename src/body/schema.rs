@@ -399,10 +399,8 @@ impl BodySchema {
     /// [`validate`](Self::validate) over `(index, part)` pairs (the payload validator skips parts
     /// that did not parse). The iterator is a trait object so that the function is compiled once
     /// for both callers.
-    pub(crate) fn check_parts<'a>(
-        &self,
-        parts: &mut dyn Iterator<Item = (usize, &'a Part)>,
-    ) -> Vec<Violation> {
+    #[doc(hidden)]
+    pub fn check_parts(&self, parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
         let mut watch = self.watch();
         let mut out: Vec<Violation> = parts
             .filter_map(|(i, p)| watch.part_started(i, p.name.as_deref(), &p.content_type))

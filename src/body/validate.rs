@@ -42,9 +42,7 @@ pub fn validate_body(body: &Body) -> Vec<Violation> {
 
 /// [`validate_body`] over `(index, part)` pairs. The iterator is a trait object so that the
 /// function is compiled once for its two callers (this and the payload validator).
-pub(crate) fn check_parts<'a>(
-    parts: &mut dyn Iterator<Item = (usize, &'a Part)>,
-) -> Vec<Violation> {
+pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, part) in parts {
