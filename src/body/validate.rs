@@ -41,7 +41,9 @@ pub fn validate_body(body: &Body) -> Vec<Violation> {
 }
 
 /// [`validate_body`] over `(index, part)` pairs. The iterator is a trait object so that the
-/// function is compiled once for its two callers (this and the payload validator).
+/// function is compiled once for its two callers (this and the payload validator). Internal; hidden
+/// on the item itself, since agentwire's `body` glob re-export does not carry the `use`'s hiding.
+#[doc(hidden)]
 pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();

@@ -99,7 +99,7 @@ impl Default for MessageType {
 
 wire_enum! {
     /// The kind of a content item (the protocol's `ContentType`, wire field `type`). Not a MIME type:
-    /// see [`crate::body`] for the MIME view.
+    /// see `agentwire::body` for the MIME view.
     ContentKind {
         /// `text`: `text`.
         Text = "text",
