@@ -1,5 +1,5 @@
 //! agentwire-core: the part of agentwire that runs for every byte of a stream, and the message
-//! model it fills: the SSE decoder ([`sse`]), JSON scanning and writing ([`json`]), the limits
+//! model it fills: the SSE decoder ([`sse`]), JSON scanning and writing (`json`), the limits
 //! ([`limits`]), the Agent API dialect ([`dialect::agent_api`]: its event reader, assembler and
 //! models), message bodies and their queries ([`body`], [`pattern`]), and what those share
 //! ([`error`], [`wire`], [`platform`]).
@@ -19,7 +19,7 @@ pub mod body;
 pub mod error;
 #[doc(hidden)]
 pub mod exact_json;
-pub mod json;
+mod json;
 pub mod limits;
 pub mod pattern;
 pub mod platform;

@@ -21,10 +21,12 @@
 use agentwire_core::exact_json;
 #[doc(hidden)]
 pub use agentwire_core::wire_enum;
-pub use agentwire_core::{error, json, limits, pattern, platform, sse, wire};
+pub use agentwire_core::{error, limits, pattern, platform, sse, wire};
 
 #[path = "body/agentwire.rs"]
 pub mod body;
+#[path = "json/agentwire.rs"]
+pub mod json;
 
 pub mod dialect;
 pub mod run;
