@@ -27,6 +27,9 @@ step "format and lints"
 cargo fmt --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --workspace --lib --target wasm32-unknown-unknown -- -D warnings
+# The API docs: no broken intra-doc link (agentwire-core is documented through agentwire, which
+# re-exports it).
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p agentwire
 
 step "native tests"
 cargo test --quiet --workspace

@@ -1,37 +1,5 @@
 //! One ACP run as a client follows it: the assembled run and its lifecycle, kept in step.
-//!
-//! An [`AcpSession`] joins the stream [`Assembler`] and a [`Run`](crate::run::Run) of the ACP
-//! lifecycle schema ([`builtin::acp_run`]): every request the client makes is an outbound move
-//! (`create`, `resume`, `cancel`: refused unless the lifecycle allows it), and every event the
-//! server sends is an inbound move ([`builtin::acp_event_move`]) checked before it is assembled.
-//! What the server answers in `sync` mode (a [`Run`]) is followed too: the lifecycle takes the
-//! server's `run.*` moves from its state to the run's status.
-//!
-//! ```
-//! use agentwire::dialect::acp::{AcpSession, Message, RunCreateRequest, RunMode, SessionOptions};
-//! use agentwire::ErrorCode;
-//!
-//! let mut session = AcpSession::new(SessionOptions::default());
-//! session.create(&RunCreateRequest::new("approval", vec![Message::user_text("do it")], RunMode::Stream))?;
-//! assert_eq!(session.state(), "created");
-//! // Nothing to resume yet: the run does not await anything.
-//! let refused = session.resume(&Message::user_text("yes")).unwrap_err();
-//! assert_eq!(refused.code(), "move-not-allowed");
-//! assert_eq!(refused.details()["state"], "created");
-//!
-//! session.feed(concat!(
-//!     "data: {\"type\":\"run.created\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"created\"}}\n\n",
-//!     "data: {\"type\":\"run.in-progress\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"in-progress\"}}\n\n",
-//!     "data: {\"type\":\"run.awaiting\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"awaiting\",",
-//!     "\"await_request\":{\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[{\"content\":\"Approve?\"}]}}}}\n\n",
-//! ).as_bytes());
-//! session.finish();
-//! assert_eq!(session.state(), "awaiting");
-//! assert!(session.awaiting().is_some());
-//! session.resume(&Message::user_text("yes"))?;
-//! assert_eq!(session.state(), "in-progress");
-//! # Ok::<(), agentwire::run::RunError>(())
-//! ```
+//! See [`AcpSession`].
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, OnceLock};
@@ -121,12 +89,45 @@ fn acp_run_schema() -> Arc<CommunicationSchema> {
 
 /// One ACP run as a client follows it: the run assembled from what the server sends, and its
 /// lifecycle (the [`builtin::acp_run`] communication schema) checked on every request and every
-/// event. See the [module docs](self).
+/// event.
+///
+/// It joins the stream [`Assembler`] and a [`Run`](crate::run::Run) of the ACP
+/// lifecycle schema ([`builtin::acp_run`]): every request the client makes is an outbound move
+/// (`create`, `resume`, `cancel`: refused unless the lifecycle allows it), and every event the
+/// server sends is an inbound move ([`builtin::acp_event_move`]) checked before it is assembled.
+/// What the server answers in `sync` mode (a [`Run`]) is followed too: the lifecycle takes the
+/// server's `run.*` moves from its state to the run's status.
 ///
 /// Feed it every answer of the run: the SSE streams of `POST /runs` and of each resume
 /// ([`feed`](Self::feed), then [`finish`](Self::finish) at the end of each), the events of
 /// `GET /runs/{run_id}/events` ([`push_event`](Self::push_event)), or the [`Run`] of a `sync`
 /// answer or of `GET /runs/{run_id}` ([`push_run`](Self::push_run)).
+///
+/// ```
+/// use agentwire::dialect::acp::{AcpSession, Message, RunCreateRequest, RunMode, SessionOptions};
+/// use agentwire::ErrorCode;
+///
+/// let mut session = AcpSession::new(SessionOptions::default());
+/// session.create(&RunCreateRequest::new("approval", vec![Message::user_text("do it")], RunMode::Stream))?;
+/// assert_eq!(session.state(), "created");
+/// // Nothing to resume yet: the run does not await anything.
+/// let refused = session.resume(&Message::user_text("yes")).unwrap_err();
+/// assert_eq!(refused.code(), "move-not-allowed");
+/// assert_eq!(refused.details()["state"], "created");
+///
+/// session.feed(concat!(
+///     "data: {\"type\":\"run.created\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"created\"}}\n\n",
+///     "data: {\"type\":\"run.in-progress\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"in-progress\"}}\n\n",
+///     "data: {\"type\":\"run.awaiting\",\"run\":{\"run_id\":\"r1\",\"agent_name\":\"approval\",\"status\":\"awaiting\",",
+///     "\"await_request\":{\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[{\"content\":\"Approve?\"}]}}}}\n\n",
+/// ).as_bytes());
+/// session.finish();
+/// assert_eq!(session.state(), "awaiting");
+/// assert!(session.awaiting().is_some());
+/// session.resume(&Message::user_text("yes"))?;
+/// assert_eq!(session.state(), "in-progress");
+/// # Ok::<(), agentwire::run::RunError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct AcpSession {
     options: SessionOptions,
