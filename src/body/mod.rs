@@ -21,6 +21,9 @@ pub use validate::{is_valid_content_type, validate_body};
 // For the payload validator, which is in the agentwire crate (src/body/agentwire.rs).
 #[doc(hidden)]
 pub use validate::check_parts;
+// For the wasm binding, which is in the agentwire crate: parts serialized at this crate's level.
+#[doc(hidden)]
+pub use part::parts_json;
 
 use crate::error::ErrorCode;
 use crate::pattern::PatternError;

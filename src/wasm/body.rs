@@ -16,13 +16,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{to_js, to_ts};
+use super::convert::{json_to_js, to_js, to_ts};
 use super::error::{invalid_argument, js_error};
 use super::http::promise;
 pub use super::pattern::JsPattern;
 use crate::body::{
-    builtin, check_payload_size, validate_body, validate_payload, Body, BodyError, BodySchema,
-    Part, PayloadLimits, PayloadReport, SchemaWatch, ValidationReport,
+    builtin, check_payload_size, parts_json, validate_body, validate_payload, Body, BodyError,
+    BodySchema, Part, PayloadLimits, PayloadReport, SchemaWatch, ValidationReport,
 };
 use crate::pattern::Pattern;
 
@@ -137,8 +137,9 @@ pub(crate) fn schema_arg(value: &JsValue) -> Result<BodySchema, JsValue> {
 #[wasm_bindgen(js_name = MessageBody)]
 pub struct JsMessageBody(pub(crate) Body);
 
+/// Parts as a JavaScript array, serialized by agentwire-core (at opt-level 3: see [`parts_json`]).
 fn parts_js<'a>(parts: impl IntoIterator<Item = &'a Part>) -> Result<JsValue, JsValue> {
-    to_js(&parts.into_iter().collect::<Vec<_>>())
+    json_to_js(parts_json(&parts.into_iter().collect::<Vec<_>>()))
 }
 
 #[wasm_bindgen(js_class = MessageBody)]

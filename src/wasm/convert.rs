@@ -17,9 +17,10 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
     json_to_js(serde_json::to_string(value))
 }
 
-/// The part of [`to_js`] that does not depend on the type, compiled once.
+/// The part of [`to_js`] that does not depend on the type, compiled once; also JSON text serialized
+/// in agentwire-core (see [`crate::body::parts_json`]).
 #[inline(never)]
-fn json_to_js(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+pub(crate) fn json_to_js(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
     let text = text.map_err(|e| internal(&e.to_string()))?;
     js_sys::JSON::parse(&text)
 }
