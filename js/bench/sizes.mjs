@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import {
   cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync,
 } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { benchDir, root } from "./paths.mjs";
 
@@ -67,8 +67,10 @@ function sourceHash(extra) {
 
 /**
  * Builds the package with `AGENTWIRE_FEATURES=<features>` in a copy of the sources (scripts/build.sh
- * replaces pkg/ of the tree it runs in), sharing one cargo target directory among feature builds.
- * Returns { sizes } or { error } with the build's last output lines. Cached by source hash.
+ * replaces pkg/ of the tree it runs in), with a cargo target directory of its own per feature set.
+ * (Shared, a build could link agentwire-core as built from another copy: its sources are outside its
+ * package directory (`../src`), so cargo records them by absolute path and checks the other copy's
+ * files for freshness, whatever this copy's sources are. Seen with two checkouts, 2026-11-22.) Returns { sizes } or { error } with the build's last output lines. Cached by source hash.
  */
 export function featureBuild(features, say = () => {}) {
   const dir = join(benchDir, "features", features.replace(/[^a-z0-9-]+/g, "_") || "none");
@@ -86,7 +88,7 @@ export function featureBuild(features, say = () => {}) {
     cpSync(join(root, p), join(tree, p), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(tree, "node_modules"));
-  const targetDir = join(benchDir, "features-target");
+  const targetDir = join(benchDir, "features-target", basename(dir));
   mkdirSync(targetDir, { recursive: true });
   symlinkSync(targetDir, join(tree, "target"));
   let result;
