@@ -19,7 +19,8 @@ pub mod body;
 pub mod error;
 #[doc(hidden)]
 pub mod exact_json;
-mod json;
+#[doc(hidden)]
+pub mod json;
 pub mod limits;
 pub mod pattern;
 pub mod platform;

@@ -1,8 +1,9 @@
 //! The incremental JSON parser: any text in any deltas never panics, and at the end agrees with
-//! serde_json on the whole text (the same value, or both fail).
+//! serde_json on the whole text (the same value, or both fail); the JSON of each push's changes is
+//! serde_json's.
 #![no_main]
 
-use agentwire::json::{PartialJson, PartialJsonLimits};
+use agentwire::json::{changes_json, PartialJson, PartialJsonLimits};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]
@@ -26,6 +27,12 @@ fuzz_target!(|data: &[u8]| {
             mirror.as_ref(),
             parser.value(),
             "changes reproduce the value"
+        );
+        // The binding's JSON of the changes is serde_json's.
+        assert_eq!(
+            changes_json(parser.changes()),
+            serde_json::to_string(parser.changes()).unwrap_or_default(),
+            "changes_json writes what serde_json writes"
         );
     }
     let expected = serde_json::from_slice::<serde_json::Value>(text);

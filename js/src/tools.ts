@@ -91,11 +91,16 @@ export function applyPartialChanges(
         parent[last] = s + change.value;
       }
     } else if (isObject(parent) && typeof last === "string") {
-      if (change.op === "set") setOwn(parent, last, change.value);
-      else {
-        const s = Object.hasOwn(parent, last) ? parent[last] : undefined;
+      // An own data property is assigned (the faster way); only a new key is defined, so that
+      // a key such as "__proto__" becomes data, as with `JSON.parse`.
+      const own = Object.hasOwn(parent, last);
+      if (change.op === "set") {
+        if (own) parent[last] = change.value;
+        else setOwn(parent, last, change.value);
+      } else {
+        const s = own ? parent[last] : undefined;
         if (typeof s !== "string") throw misfit(change, "an append to a value that is not a string");
-        setOwn(parent, last, s + change.value);
+        parent[last] = s + change.value;
       }
     } else {
       throw misfit(change, "a path that does not exist");

@@ -99,7 +99,7 @@
 mod change;
 mod partial;
 
-pub use change::{PartialChange, PathSegment};
+pub use change::{changes_json, PartialChange, PathSegment};
 pub use partial::{PartialJson, PartialJsonLimits, MAX_PARTIAL_NUMBER_LEN};
 
 use crate::error::ErrorCode;

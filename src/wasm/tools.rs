@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, from_ts, to_js, to_ts};
 use super::error::js_error;
-use super::json::changes_to_js;
+use super::json::ChangesToJs;
 use crate::json::PartialJsonLimits;
 use crate::tool::{round, StreamedArguments, ToolDefinition, ToolError, ToolOutcome, ToolRegistry};
 
@@ -224,7 +224,10 @@ pub fn agentx_tool_continuation(
 /// `sync` the whole text so far), get what changed in the best-effort value. Total work is linear
 /// in the argument length.
 #[wasm_bindgen(js_name = ToolArguments)]
-pub struct JsToolArguments(StreamedArguments);
+pub struct JsToolArguments {
+    arguments: StreamedArguments,
+    changes: ChangesToJs,
+}
 
 #[wasm_bindgen(js_class = ToolArguments)]
 impl JsToolArguments {
@@ -238,7 +241,10 @@ impl JsToolArguments {
             Some(l) => from_ts(&l, "limits")?,
             None => PartialJsonLimits::default(),
         };
-        Ok(Self(StreamedArguments::new(limits)))
+        Ok(Self {
+            arguments: StreamedArguments::new(limits),
+            changes: ChangesToJs::default(),
+        })
     }
 
     /// Reads the next delta; returns what it changed (see `PartialJson.push`).
@@ -247,8 +253,8 @@ impl JsToolArguments {
     /// The `json-*` error of the first byte that is not JSON; later pushes throw it again.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
     pub fn push(&mut self, delta: &str) -> Result<JsValue, JsValue> {
-        let changes = self.0.push(delta).map_err(|e| js_error(&e))?;
-        changes_to_js(changes)
+        let changes = self.arguments.push(delta).map_err(|e| js_error(&e))?;
+        self.changes.convert(changes)
     }
 
     /// Catches up with the whole arguments text so far: reads only what was not pushed yet (no
@@ -259,15 +265,15 @@ impl JsToolArguments {
     /// As `push`.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
     pub fn sync(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        let changes = self.0.sync(text).map_err(|e| js_error(&e))?;
-        changes_to_js(changes)
+        let changes = self.arguments.sync(text).map_err(|e| js_error(&e))?;
+        self.changes.convert(changes)
     }
 
     /// The best-effort value so far, converted anew (`undefined` before anything shows); to follow
     /// it, apply the changes instead.
     #[wasm_bindgen(getter, unchecked_return_type = "JsonValue | undefined")]
     pub fn value(&self) -> Result<JsValue, JsValue> {
-        match self.0.value() {
+        match self.arguments.value() {
             Some(v) => to_js(v),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -276,12 +282,12 @@ impl JsToolArguments {
     /// The arguments text read so far.
     #[wasm_bindgen(getter)]
     pub fn text(&self) -> String {
-        self.0.text().to_owned()
+        self.arguments.text().to_owned()
     }
 
     /// Whether the text so far is a complete JSON value.
     #[wasm_bindgen(getter, js_name = isComplete)]
     pub fn is_complete(&self) -> bool {
-        self.0.is_complete()
+        self.arguments.is_complete()
     }
 }

@@ -88,6 +88,53 @@ test("appends carry only the new piece; keys like __proto__ stay data; misfit ch
   assert.throws(() => new PartialJson().push("[1,]"), (e) => e instanceof ProtocolError && e.code === "json-syntax");
 });
 
+test("pushes that only append to the last push's string (they cross without JSON) give the same changes, each with a path of its own", () => {
+  const { ToolArguments } = aw;
+  for (const make of [() => new PartialJson(), () => new ToolArguments()]) {
+    const p = make();
+    let mirror;
+    const push = (delta, expected) => {
+      const changes = p.push(delta);
+      assert.deepEqual(changes, expected, `push ${JSON.stringify(delta)}`);
+      mirror = applyPartialChanges(mirror, changes);
+      assert.deepEqual(mirror, p.value);
+      return changes;
+    };
+    const opened = push('{"__proto__": "a', [
+      { op: "set", path: [], value: {} },
+      { op: "set", path: ["__proto__"], value: "" },
+      { op: "append", path: ["__proto__"], value: "a" },
+    ]);
+    // The caller may change what it gets: no later change's path is one of those arrays.
+    opened[2].path.push("junk");
+    const first = push("b", [{ op: "append", path: ["__proto__"], value: "b" }]);
+    first[0].path.push("junk");
+    first[0].path[0] = "changed";
+    const second = push('é\\n\\"', [{ op: "append", path: ["__proto__"], value: 'é\n"' }]);
+    assert.notEqual(second[0].path, first[0].path);
+    // "__proto__" stays an own data property while it is appended to.
+    assert.equal(Object.getPrototypeOf(mirror), Object.prototype);
+    assert.equal(mirror["__proto__"], 'abé\n"');
+    push('", "list": [{"k": "x', [
+      { op: "set", path: ["list"], value: [] },
+      { op: "set", path: ["list", 0], value: {} },
+      { op: "set", path: ["list", 0, "k"], value: "" },
+      { op: "append", path: ["list", 0, "k"], value: "x" },
+    ]);
+    push("y", [{ op: "append", path: ["list", 0, "k"], value: "y" }]);
+    push("", []);
+    push("z", [{ op: "append", path: ["list", 0, "k"], value: "z" }]);
+    push('"}, "w', [
+      { op: "set", path: ["list", 1], value: "" },
+      { op: "append", path: ["list", 1], value: "w" },
+    ]);
+    push("v", [{ op: "append", path: ["list", 1], value: "v" }]);
+    push('"]}', []);
+    assert.deepEqual(mirror, JSON.parse('{"__proto__": "abé\\n\\"", "list": [{"k": "xyz"}, "wv"]}'));
+    p.free();
+  }
+});
+
 test("streamed tool arguments: a partial value after every delta, prefix-consistent, ending with the call's arguments (no tools registered: one round)", async () => {
   const client = toolsAgent();
   const seen = [];
