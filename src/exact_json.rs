@@ -8,6 +8,9 @@
 //! value, then walks the text once more and re-reads every float literal with the standard
 //! library's correctly rounded `f64::from_str`.
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use serde_json::{Number, Value};
 
 /// Parses JSON text like `serde_json::from_str::<Value>`, but every float is the nearest `f64` to
@@ -17,6 +20,7 @@ use serde_json::{Number, Value};
 ///
 /// serde_json's error when `text` is not JSON.
 #[doc(hidden)]
+#[inline]
 pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     let mut value: Value = serde_json::from_str(text)?;
     let mut pos = 0;
@@ -27,6 +31,7 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+#[inline]
 fn skip_ws(text: &[u8], pos: &mut usize) {
     while matches!(text.get(*pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         *pos += 1;
@@ -34,6 +39,7 @@ fn skip_ws(text: &[u8], pos: &mut usize) {
 }
 
 /// Skips a string literal starting at `pos` (on its opening quote); returns its text with quotes.
+#[inline]
 fn string<'a>(text: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     let start = *pos;
     *pos += 1;
@@ -52,6 +58,7 @@ fn string<'a>(text: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 /// Walks the value at `pos`, replacing each float of `value` (the same value as parsed by serde_json,
 /// or `None` where the text and the value part ways, e.g. a key given twice) with the correctly
 /// rounded reading of its literal.
+#[inline]
 fn fix(text: &[u8], pos: &mut usize, mut value: Option<&mut Value>) -> Option<()> {
     skip_ws(text, pos);
     match *text.get(*pos)? {

@@ -68,6 +68,10 @@
 //! the number of alternatives other than the pattern's length. Errors ([`PatternError`]) keep the
 //! pattern and the byte offset (0-based) of the problem.
 
+// Compiling a pattern (`Pattern::new`, `content_type`, the parser and the compiler) is `#[inline]`,
+// so that it is compiled in agentwire at opt-level "z" (cold code: see "Cold code in this crate" in
+// src/core.rs); matching (`is_match`, the matcher) is compiled here at 3.
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -317,6 +321,7 @@ impl Pattern {
     ///
     /// A [`PatternError`] when the pattern is empty, longer than [`MAX_PATTERN_LEN`] bytes, or not
     /// well formed (see the [syntax](self#syntax)).
+    #[inline]
     pub fn new(pattern: &str) -> Result<Self, PatternError> {
         Self::compile(pattern, Mode::Name)
     }
@@ -328,6 +333,7 @@ impl Pattern {
     /// # Errors
     ///
     /// As [`Pattern::new`].
+    #[inline]
     pub fn content_type(pattern: &str) -> Result<Self, PatternError> {
         Self::compile(pattern, Mode::ContentType)
     }
@@ -377,6 +383,7 @@ impl Pattern {
         self.matcher.states.len()
     }
 
+    #[inline]
     fn compile(pattern: &str, mode: Mode) -> Result<Self, PatternError> {
         if pattern.is_empty() {
             return Err(PatternError::Empty);
@@ -504,6 +511,7 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    #[inline]
     fn new(pattern: &'a str) -> Self {
         Self {
             pattern,
@@ -511,20 +519,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn source(&self) -> String {
         self.pattern.to_owned()
     }
 
+    #[inline]
     fn peek(&mut self) -> Option<char> {
         self.chars.peek().map(|&(_, c)| c)
     }
 
     /// Byte offset of the next character (the pattern's length at the end).
+    #[inline]
     fn offset(&mut self) -> usize {
         let len = self.pattern.len();
         self.chars.peek().map_or(len, |&(i, _)| i)
     }
 
+    #[inline]
     fn parse(mut self) -> Result<Vec<Node>, PatternError> {
         let mut stack: Vec<Frame> = Vec::new();
         let mut cur: Vec<Node> = Vec::new();
@@ -610,6 +622,7 @@ impl<'a> Parser<'a> {
     }
 
     /// After `**` at `pos`: decides what it means from what is around it.
+    #[inline]
     fn globstar(
         &mut self,
         pos: usize,
@@ -659,6 +672,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a class after its `[` at `open`.
+    #[inline]
     fn class(&mut self, open: usize) -> Result<Class, PatternError> {
         let unclosed = |p: &Self| PatternError::UnclosedClass {
             pattern: p.source(),
@@ -716,6 +730,7 @@ impl<'a> Parser<'a> {
 }
 
 /// Whether a sequence ends with a `**` that did not absorb a following `/`.
+#[inline]
 fn ends_open(seq: &[Node]) -> bool {
     match seq.last() {
         Some(Node::Globstar(g)) => !g.ends_with_slash(),
@@ -725,6 +740,7 @@ fn ends_open(seq: &[Node]) -> bool {
 }
 
 /// The single string a wildcard-free pattern matches (lowercased for content types).
+#[inline]
 fn literal_of(seq: &[Node], mode: Mode) -> Option<String> {
     let mut s = String::new();
     for node in seq {
@@ -765,6 +781,7 @@ struct Compiler {
 }
 
 impl Compiler {
+    #[inline]
     fn push(&mut self, s: State) -> u32 {
         let id = self.states.len() as u32;
         self.states.push(s);
@@ -772,12 +789,14 @@ impl Compiler {
     }
 
     /// Sets a state reserved earlier (for loops, which point back at themselves).
+    #[inline]
     fn set(&mut self, id: u32, s: State) {
         if let Some(slot) = self.states.get_mut(id as usize) {
             *slot = s;
         }
     }
 
+    #[inline]
     fn seq(&mut self, nodes: &[Node], next: u32) -> u32 {
         let mut next = next;
         for node in nodes.iter().rev() {
@@ -787,6 +806,7 @@ impl Compiler {
     }
 
     /// `[^/]+` then `next`.
+    #[inline]
     fn seg_plus(&mut self, next: u32) -> u32 {
         let lp = self.push(State::Match);
         let one = self.push(State::NotSlash(lp));
@@ -795,6 +815,7 @@ impl Compiler {
     }
 
     /// `(seg/)*` then `next`; returns the loop's entry.
+    #[inline]
     fn seg_slash_star(&mut self, next: u32) -> u32 {
         let lp = self.push(State::Match);
         let slash = self.push(State::Char('/', lp));
@@ -804,6 +825,7 @@ impl Compiler {
     }
 
     /// `(/seg)*` then `next`; returns the loop's entry.
+    #[inline]
     fn slash_seg_star(&mut self, next: u32) -> u32 {
         let lp = self.push(State::Match);
         let seg = self.seg_plus(lp);
@@ -812,6 +834,7 @@ impl Compiler {
         lp
     }
 
+    #[inline]
     fn node(&mut self, node: &Node, next: u32) -> u32 {
         match node {
             Node::Lit(c) => {

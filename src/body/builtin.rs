@@ -20,6 +20,9 @@
 //! assert_eq!(builtin::NAMES, ["chat", "multi-modal-chat", "software-writing", "researcher"]);
 //! ```
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use serde_json::{json, Value};
 
 use super::BodySchema;
@@ -33,6 +36,7 @@ pub const NAMES: [&str; 4] = ["chat", "multi-modal-chat", "software-writing", "r
 pub const SOURCE_CODE_TYPES: &str =
     "{text/*,application/{javascript,typescript,json,xml,toml,yaml,x-yaml,x-sh,sql}}";
 
+#[inline]
 fn build(value: Value) -> BodySchema {
     // The built-in schemas are constants checked by the tests; a failure would give an empty
     // schema (which accepts no part) rather than a panic.
@@ -40,6 +44,7 @@ fn build(value: Value) -> BodySchema {
 }
 
 /// A chat agent: `{"parts": [{"contentType": "text/plain", "required": true}]}`.
+#[inline]
 pub fn chat() -> BodySchema {
     build(json!({"parts": [{"contentType": "text/plain", "required": true}]}))
 }
@@ -49,6 +54,7 @@ pub fn chat() -> BodySchema {
 /// ```json
 /// {"parts": [{"contentType": "text/plain", "required": true}, {"contentType": "image/*"}]}
 /// ```
+#[inline]
 pub fn multi_modal_chat() -> BodySchema {
     build(json!({"parts": [
         {"contentType": "text/plain", "required": true},
@@ -65,6 +71,7 @@ pub fn multi_modal_chat() -> BodySchema {
 ///   {"name": "/**", "contentType": "{text/*,application/{javascript,typescript,json,xml,toml,yaml,x-yaml,x-sh,sql}}", "required": true}
 /// ]}
 /// ```
+#[inline]
 pub fn software_writing() -> BodySchema {
     build(json!({"parts": [
         {"contentType": "text/{plain,markdown}"},
@@ -80,6 +87,7 @@ pub fn software_writing() -> BodySchema {
 ///   {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
 /// ]}
 /// ```
+#[inline]
 pub fn researcher() -> BodySchema {
     build(json!({"parts": [
         {"contentType": "text/{markdown,plain}", "required": true},
@@ -88,6 +96,7 @@ pub fn researcher() -> BodySchema {
 }
 
 /// The built-in schema called `name` (one of [`NAMES`]), or `None`.
+#[inline]
 pub fn by_name(name: &str) -> Option<BodySchema> {
     match name {
         "chat" => Some(chat()),

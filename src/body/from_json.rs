@@ -17,6 +17,9 @@
 //! # Ok::<(), agentwire::body::BodyError>(())
 //! ```
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use super::{Body, BodyError, Part};
 
 impl Body {
@@ -32,6 +35,7 @@ impl Body {
     /// column (bytes), `syntax: true` when the text is not JSON at all.
     ///
     /// Floats in part metadata are read correctly rounded (a timestamp comes back bit for bit).
+    #[inline]
     pub fn from_json(text: &str) -> Result<Body, BodyError> {
         let body: Body = serde_json::from_str(text).map_err(|e| BodyError::InvalidBody {
             reason: reason_of(&e),
@@ -55,6 +59,7 @@ impl Body {
     /// # Errors
     ///
     /// [`BodyError::PartNotFound`] (`part-not-found`) when no part has that name.
+    #[inline]
     pub fn part(&self, name: &str) -> Result<&Part, BodyError> {
         self.get(name).ok_or_else(|| BodyError::PartNotFound {
             name: name.to_owned(),
@@ -63,6 +68,7 @@ impl Body {
 }
 
 /// serde_json's message without its own " at line L column C" (the error has the fields).
+#[inline]
 fn reason_of(e: &serde_json::Error) -> String {
     let mut reason = e.to_string();
     if let Some(cut) = reason.rfind(" at line ") {

@@ -69,6 +69,7 @@ impl Body {
     /// # Errors
     ///
     /// The [`PatternError`] when `pattern` does not compile.
+    #[inline]
     pub fn glob(&self, pattern: &str) -> Result<Vec<&Part>, PatternError> {
         Ok(self.list(&Pattern::new(pattern)?))
     }

@@ -34,6 +34,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -86,12 +89,14 @@ wire_enum! {
 }
 
 impl PartialEq<str> for ViolationCode {
+    #[inline]
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for ViolationCode {
+    #[inline]
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
     }
@@ -121,6 +126,7 @@ pub struct Violation {
 }
 
 impl std::fmt::Display for Violation {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.code, self.message)
     }
@@ -128,6 +134,7 @@ impl std::fmt::Display for Violation {
 
 impl Violation {
     /// A violation about part `index` (its name and content type filled in from `part`).
+    #[inline]
     pub(crate) fn of_part(code: ViolationCode, index: usize, part: &Part, message: String) -> Self {
         Self {
             code,
@@ -151,6 +158,7 @@ pub struct ValidationReport {
 
 impl ValidationReport {
     /// Whether the message is valid (no violations).
+    #[inline]
     pub fn is_ok(&self) -> bool {
         self.violations.is_empty()
     }
@@ -172,6 +180,7 @@ impl SchemaPart {
     ///
     /// [`BodyError::InvalidSchema`] when a pattern does not compile (pointer `/name` or
     /// `/contentType`).
+    #[inline]
     pub fn new(
         name: Option<&str>,
         content_type: Option<&str>,
@@ -190,21 +199,25 @@ impl SchemaPart {
     }
 
     /// The name pattern; `None` when this schema part is about unnamed parts.
+    #[inline]
     pub fn name(&self) -> Option<&Pattern> {
         self.name.as_ref()
     }
 
     /// The content-type pattern (`*/*` when the schema did not say).
+    #[inline]
     pub fn content_type(&self) -> &Pattern {
         &self.content_type
     }
 
     /// Whether a message must have at least one part matching this schema part.
+    #[inline]
     pub fn required(&self) -> bool {
         self.required
     }
 
     /// Whether a part with this name (`None`: unnamed) could match, whatever its content type.
+    #[inline]
     pub fn matches_name(&self, name: Option<&str>) -> bool {
         match (&self.name, name) {
             (None, None) => true,
@@ -214,10 +227,12 @@ impl SchemaPart {
     }
 
     /// Whether a part with this name (`None`: unnamed) and content type matches.
+    #[inline]
     pub fn matches(&self, name: Option<&str>, content_type: &str) -> bool {
         self.matches_name(name) && self.content_type.is_match(content_type)
     }
 
+    #[inline]
     fn to_json(&self) -> Value {
         let mut o = serde_json::Map::new();
         if let Some(n) = &self.name {
@@ -229,6 +244,7 @@ impl SchemaPart {
     }
 }
 
+#[inline]
 fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
     BodyError::InvalidSchema {
         pointer: pointer.to_owned(),
@@ -238,6 +254,7 @@ fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
     }
 }
 
+#[inline]
 fn shape_error(pointer: String, reason: &str, value: &Value) -> BodyError {
     BodyError::InvalidSchema {
         pointer,
@@ -279,6 +296,7 @@ pub struct BodySchema {
 
 impl BodySchema {
     /// A schema of these parts.
+    #[inline]
     pub fn new(parts: Vec<SchemaPart>) -> Self {
         Self { parts }
     }
@@ -293,6 +311,7 @@ impl BodySchema {
     /// (`parts` missing or not an array, a schema part not an object, a field of the wrong type) or
     /// a pattern that does not compile (its [`PatternError`](crate::pattern::PatternError) as
     /// source).
+    #[inline]
     pub fn from_json(value: &Value) -> Result<Self, BodyError> {
         let (items, base) = match value {
             Value::Array(items) => (items, String::new()),
@@ -378,11 +397,13 @@ impl BodySchema {
     }
 
     /// The schema as JSON: `{"parts": [{"name"?, "contentType", "required"}]}`.
+    #[inline]
     pub fn to_json(&self) -> Value {
         json!({ "parts": self.parts.iter().map(SchemaPart::to_json).collect::<Vec<_>>() })
     }
 
     /// The schema parts, in order.
+    #[inline]
     pub fn parts(&self) -> &[SchemaPart] {
         &self.parts
     }
@@ -390,6 +411,7 @@ impl BodySchema {
     /// Checks a whole message: every part must match a schema part and every required schema part
     /// must be matched. All violations are reported (see [`ViolationCode`] for the codes used:
     /// `unexpected-part`, `content-type-mismatch`, `missing-required-part`).
+    #[inline]
     pub fn validate(&self, body: &Body) -> ValidationReport {
         ValidationReport {
             violations: self.check_parts(&mut body.parts.iter().enumerate()),
@@ -400,6 +422,7 @@ impl BodySchema {
     /// that did not parse). The iterator is a trait object so that the function is compiled once
     /// for both callers.
     #[doc(hidden)]
+    #[inline]
     pub fn check_parts(&self, parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
         let mut watch = self.watch();
         let mut out: Vec<Violation> = parts
@@ -410,6 +433,7 @@ impl BodySchema {
     }
 
     /// The violation, if any, of one part against this schema, without tracking `required`.
+    #[inline]
     pub fn check_part(
         &self,
         index: usize,
@@ -474,18 +498,21 @@ impl BodySchema {
 
     /// An incremental validator for one message streamed against this schema (the schema is
     /// cloned; patterns are shared, so this is cheap).
+    #[inline]
     pub fn watch(&self) -> SchemaWatch {
         SchemaWatch::new(self.clone())
     }
 }
 
 impl Serialize for BodySchema {
+    #[inline]
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.to_json().serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for BodySchema {
+    #[inline]
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
         BodySchema::from_json(&v).map_err(serde::de::Error::custom)
@@ -506,12 +533,14 @@ pub struct SchemaWatch {
 
 impl SchemaWatch {
     /// A watch for one message against `schema`.
+    #[inline]
     pub fn new(schema: BodySchema) -> Self {
         let matched = vec![false; schema.parts.len()];
         Self { schema, matched }
     }
 
     /// The schema watched against.
+    #[inline]
     pub fn schema(&self) -> &BodySchema {
         &self.schema
     }
@@ -520,6 +549,7 @@ impl SchemaWatch {
     /// and content type. Returns at once the violation of a part that can match no schema part
     /// (`unexpected-part` or `content-type-mismatch`); otherwise records which schema parts it
     /// matches, for [`finish`](Self::finish).
+    #[inline]
     pub fn part_started(
         &mut self,
         index: usize,
@@ -542,6 +572,7 @@ impl SchemaWatch {
 
     /// The message completed: one `missing-required-part` violation per required schema part that
     /// no part matched, in schema order.
+    #[inline]
     pub fn finish(&self) -> Vec<Violation> {
         self.schema
             .parts
@@ -574,6 +605,7 @@ impl SchemaWatch {
     }
 
     /// Forgets the parts seen, to watch another message.
+    #[inline]
     pub fn reset(&mut self) {
         self.matched.iter_mut().for_each(|m| *m = false);
     }

@@ -15,6 +15,9 @@
 //! assert_eq!(codes, ["duplicate-part-name", "invalid-content-type"]);
 //! ```
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use std::collections::HashMap;
 
 use super::names::check;
@@ -36,6 +39,7 @@ use super::{Body, ContentEncoding, Part, PartStatus, Violation, ViolationCode};
 /// | `invalid-base64` | a `complete` part's `base64` content does not decode |
 /// | `invalid-content-type` | `contentType` is not `type/subtype` with optional parameters ([`is_valid_content_type`]) |
 ///
+#[inline]
 pub fn validate_body(body: &Body) -> Vec<Violation> {
     check_parts(&mut body.parts.iter().enumerate())
 }
@@ -44,6 +48,7 @@ pub fn validate_body(body: &Body) -> Vec<Violation> {
 /// function is compiled once for its two callers (this and the payload validator). Internal; hidden
 /// on the item itself, since agentwire's `body` glob re-export does not carry the `use`'s hiding.
 #[doc(hidden)]
+#[inline]
 pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();
@@ -128,6 +133,7 @@ pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Viola
 
 /// RFC 6838 §4.2 `restricted-name`: 1 to 127 characters, a letter or digit first, then letters,
 /// digits and `! # $ & - ^ _ . +`.
+#[inline]
 fn restricted_name(s: &str) -> bool {
     let b = s.as_bytes();
     match b.first() {
@@ -145,6 +151,7 @@ fn restricted_name(s: &str) -> bool {
 }
 
 /// RFC 2045 §5.1 `token`: printable ASCII except space and `()<>@,;:\"/[]?=`.
+#[inline]
 fn is_token_char(c: u8) -> bool {
     c.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?=".contains(&c)
 }
@@ -155,6 +162,7 @@ fn is_token_char(c: u8) -> bool {
 /// Spaces and tabs around the parts are allowed. The subtype may be `*` (`image/*`): agentwire's
 /// convention for "an image of unknown format", which dialects produce when the protocol does not
 /// say (RFC 6838 has no such type; only `*/*` is refused).
+#[inline]
 pub fn is_valid_content_type(s: &str) -> bool {
     let (essence, params) = match s.find(';') {
         Some(i) => (s.get(..i).unwrap_or(""), s.get(i..).unwrap_or("")),
@@ -168,6 +176,7 @@ pub fn is_valid_content_type(s: &str) -> bool {
 }
 
 /// `*(";" OWS [token "=" (token / quoted-string)] OWS)`.
+#[inline]
 fn valid_params(b: &[u8]) -> bool {
     let mut i = 0;
     let ows = |i: &mut usize| {

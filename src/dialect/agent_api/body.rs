@@ -58,6 +58,9 @@
 //! else `incomplete` (the part will receive nothing more). A content without status is `complete`
 //! when its message's status is terminal, else `streaming`.
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use serde_json::{json, Value};
 
 use super::model::{Content, ContentKind, Message, MessageType, RunStatus};
@@ -71,6 +74,7 @@ impl Message {
     /// `/function`, …; the content extension fields `name` and `content_type` override it).
     /// A content's position in the message is its `index` when it has one, else its place in
     /// `content`.
+    #[inline]
     pub fn body(&self) -> Body {
         Body::new(
             self.content
@@ -89,6 +93,7 @@ impl Content {
     /// This content as a part of a message of type `message_type` whose status is
     /// `message_status`, mapped as [`Message::body`] describes. The content's own `index` (0 when
     /// absent) names tool calls and results (`/function`, `/function/1`, …).
+    #[inline]
     pub fn to_part(&self, message_type: &MessageType, message_status: Option<&RunStatus>) -> Part {
         self.part_at(
             self.index.map_or(0, |i| i as usize),
@@ -97,6 +102,7 @@ impl Content {
         )
     }
 
+    #[inline]
     fn part_at(
         &self,
         index: usize,
@@ -163,6 +169,7 @@ impl Content {
         part
     }
 
+    #[inline]
     fn audio_part(&self) -> Part {
         let ct = match self.format.as_deref().map(str::to_ascii_lowercase) {
             Some(f) if f == "mp3" => "audio/mpeg".to_owned(),
@@ -183,6 +190,7 @@ impl Content {
         part
     }
 
+    #[inline]
     fn file_part(&self) -> Part {
         let from_name = self
             .filename
@@ -227,6 +235,7 @@ impl Content {
 }
 
 /// `part` without its `contentUrl` when the content had none.
+#[inline]
 fn without_content(mut part: Part, has_url: bool) -> Part {
     if !has_url {
         part.content_url = None;
@@ -236,6 +245,7 @@ fn without_content(mut part: Part, has_url: bool) -> Part {
 }
 
 /// `/function` for index 0, `/function/<index>` for others.
+#[inline]
 fn index_name(base: &str, index: usize) -> String {
     if index == 0 {
         base.to_owned()
@@ -246,6 +256,7 @@ fn index_name(base: &str, index: usize) -> String {
 
 /// A `tool_call` or `tool_result` part from a call's `data`: content is `data[field]` (a string as
 /// is, other JSON as text), or the whole `data` as JSON text.
+#[inline]
 fn call_part(data: Option<&Value>, kind: PartKind, field: &str) -> Part {
     let mut meta = JsonMap::new();
     let mut content = None;
@@ -285,6 +296,7 @@ fn call_part(data: Option<&Value>, kind: PartKind, field: &str) -> Part {
     part
 }
 
+#[inline]
 fn part_status(content: Option<&RunStatus>, message: Option<&RunStatus>) -> PartStatus {
     match content {
         Some(RunStatus::Completed) => PartStatus::Complete,
@@ -302,6 +314,7 @@ fn part_status(content: Option<&RunStatus>, message: Option<&RunStatus>) -> Part
     }
 }
 
+#[inline]
 fn object<const N: usize>(entries: [(&str, Value); N]) -> JsonMap {
     entries
         .into_iter()
@@ -310,6 +323,7 @@ fn object<const N: usize>(entries: [(&str, Value); N]) -> JsonMap {
 }
 
 /// RFC 2045 token characters (for a format used as a subtype).
+#[inline]
 fn is_token(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -317,6 +331,7 @@ fn is_token(s: &str) -> bool {
 }
 
 /// Whether audio `data` is a reference rather than base64: `data:` or `scheme://`.
+#[inline]
 fn looks_like_url(s: &str) -> bool {
     if s.starts_with("data:") {
         return true;
@@ -335,6 +350,7 @@ fn looks_like_url(s: &str) -> bool {
 
 /// A `data:` URL (RFC 2397) split into its MIME type (lowercased, without parameters; may be
 /// empty) and its payload after the comma.
+#[inline]
 fn split_data_url(url: &str) -> Option<(String, &str)> {
     let rest = url
         .get(..5)?
@@ -347,6 +363,7 @@ fn split_data_url(url: &str) -> Option<(String, &str)> {
 }
 
 /// The MIME type of a `data:` URL, when it names one.
+#[inline]
 fn data_url_mime(url: &str) -> Option<String> {
     split_data_url(url)
         .map(|(m, _)| m)
@@ -355,6 +372,7 @@ fn data_url_mime(url: &str) -> Option<String> {
 
 /// The lowercase extension of a URL's (or file name's) last path segment, ignoring `?query` and
 /// `#fragment`.
+#[inline]
 fn extension(url: &str) -> Option<String> {
     if url
         .get(..5)
@@ -369,6 +387,7 @@ fn extension(url: &str) -> Option<String> {
     (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
 }
 
+#[inline]
 fn image_mime(ext: String) -> Option<&'static str> {
     Some(match ext.as_str() {
         "png" => "image/png",
@@ -380,6 +399,7 @@ fn image_mime(ext: String) -> Option<&'static str> {
     })
 }
 
+#[inline]
 fn video_mime(ext: String) -> Option<&'static str> {
     Some(match ext.as_str() {
         "mp4" => "video/mp4",
@@ -394,6 +414,7 @@ fn video_mime(ext: String) -> Option<&'static str> {
 /// `html`/`htm`, `xml`, `zip`, `py` (`text/x-python`), `rs` (`text/x-rust`), `js`
 /// (`application/javascript`), `ts` (`application/typescript`), `png`, `jpg`/`jpeg`, `gif`, `webp`,
 /// `svg`, `mp3`, `wav`, `mp4`, `webm`.
+#[inline]
 pub(crate) fn mime_from_extension(ext: String) -> Option<&'static str> {
     Some(match ext.as_str() {
         "pdf" => "application/pdf",

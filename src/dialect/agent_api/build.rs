@@ -2,6 +2,9 @@
 //! [`ResponseBuilder`] → [`MessageBuilder`] → [`ContentBuilder`]. Each method updates the response
 //! being built and returns the event to send; [`AgentEvent::to_sse`] encodes it.
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::assemble::merge_data;
@@ -14,6 +17,7 @@ use crate::platform;
 
 impl AgentEvent {
     /// The event as one SSE event: `data: <json>` and a blank line.
+    #[inline]
     pub fn to_sse(&self) -> String {
         let mut out = String::new();
         self.write_sse(&mut out);
@@ -21,6 +25,7 @@ impl AgentEvent {
     }
 
     /// Appends the event to `out` as one SSE event.
+    #[inline]
     pub fn write_sse(&self, out: &mut String) {
         let json = serde_json::to_string(self).unwrap_or_else(|_| "null".to_owned());
         // JSON text has no raw line breaks, so one `data:` line carries it.
@@ -31,6 +36,7 @@ impl AgentEvent {
 }
 
 /// Locks the shared builder state (a poisoned lock is still usable: the state is plain data).
+#[inline]
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -42,12 +48,14 @@ struct State {
 }
 
 impl State {
+    #[inline]
     fn seq(&mut self) -> u64 {
         let s = self.next_sequence;
         self.next_sequence += 1;
         s
     }
 
+    #[inline]
     fn message_mut(&mut self, id: &str) -> Option<&mut Message> {
         self.response
             .output
@@ -80,6 +88,7 @@ pub struct ResponseBuilder {
 
 impl ResponseBuilder {
     /// A builder for a new response (`response_<uuid>`, `created_at` now) in session `session_id`.
+    #[inline]
     pub fn new(session_id: Option<String>) -> Self {
         let b = Self {
             state: Arc::default(),
@@ -90,6 +99,7 @@ impl ResponseBuilder {
     }
 
     /// Starts over with a new response id and no messages (sequence numbers continue).
+    #[inline]
     pub fn reset(&self) {
         let mut st = lock(&self.state);
         st.response = AgentResponse {
@@ -101,10 +111,12 @@ impl ResponseBuilder {
     }
 
     /// The response as built so far.
+    #[inline]
     pub fn response(&self) -> AgentResponse {
         lock(&self.state).response.clone()
     }
 
+    #[inline]
     fn emit(&self, status: RunStatus) -> AgentEvent {
         let mut st = lock(&self.state);
         st.response.status = status;
@@ -118,34 +130,40 @@ impl ResponseBuilder {
     }
 
     /// Status `created`.
+    #[inline]
     pub fn created(&mut self) -> AgentEvent {
         self.emit(RunStatus::Created)
     }
 
     /// Status `in_progress`.
+    #[inline]
     pub fn in_progress(&mut self) -> AgentEvent {
         self.emit(RunStatus::InProgress)
     }
 
     /// Status `completed`, with `completed_at` now and the whole `output`.
+    #[inline]
     pub fn completed(&mut self) -> AgentEvent {
         lock(&self.state).response.completed_at = Some(platform::now_unix_seconds() as i64);
         self.emit(RunStatus::Completed)
     }
 
     /// Status `failed` with `error`, with the `output` built so far.
+    #[inline]
     pub fn failed(&mut self, error: ErrorInfo) -> AgentEvent {
         lock(&self.state).response.error = Some(error);
         self.emit(RunStatus::Failed)
     }
 
     /// Status `canceled`, with the `output` built so far.
+    #[inline]
     pub fn canceled(&mut self) -> AgentEvent {
         self.emit(RunStatus::Canceled)
     }
 
     /// Starts a message (`msg_<uuid>`, status `created`) of `role` and `message_type`, added to the
     /// response's output.
+    #[inline]
     pub fn create_message_builder(
         &mut self,
         role: Role,
@@ -172,6 +190,7 @@ impl ResponseBuilder {
     /// text) → message `completed` → response `completed`. Starts a new response (see [`reset`]).
     ///
     /// [`reset`]: Self::reset
+    #[inline]
     pub fn generate_streaming_response(
         &mut self,
         text_tokens: &[&str],
@@ -194,6 +213,7 @@ impl ResponseBuilder {
     }
 
     /// [`generate_streaming_response`](Self::generate_streaming_response), SSE-encoded.
+    #[inline]
     pub fn streaming_sse(&mut self, text_tokens: &[&str], role: Role) -> String {
         let mut out = String::new();
         for e in self.generate_streaming_response(text_tokens, role) {
@@ -213,10 +233,12 @@ pub struct MessageBuilder {
 
 impl MessageBuilder {
     /// The message's id.
+    #[inline]
     pub fn id(&self) -> &str {
         &self.id
     }
 
+    #[inline]
     fn emit(&self, status: Option<RunStatus>) -> AgentEvent {
         let mut st = lock(&self.state);
         let seq = st.seq();
@@ -232,16 +254,19 @@ impl MessageBuilder {
     }
 
     /// The message's event as it is now (first: status `created`, no contents).
+    #[inline]
     pub fn message(&mut self) -> AgentEvent {
         self.emit(None)
     }
 
     /// Status `in_progress`.
+    #[inline]
     pub fn in_progress(&mut self) -> AgentEvent {
         self.emit(Some(RunStatus::InProgress))
     }
 
     /// Starts a content of `kind` at the next `index` (0, 1, …).
+    #[inline]
     pub fn create_content_builder(&mut self, kind: ContentKind) -> ContentBuilder {
         let index = self.contents;
         self.contents += 1;
@@ -261,16 +286,19 @@ impl MessageBuilder {
 
     /// Puts a content into the message (replacing the one with the same `index`), as
     /// `MessageBuilder.add_content`; emits nothing.
+    #[inline]
     pub fn add_content(&mut self, content: Content) {
         add_content(&self.state, &self.id, content);
     }
 
     /// Status `completed`, with all contents.
+    #[inline]
     pub fn complete(&mut self) -> AgentEvent {
         self.emit(Some(RunStatus::Completed))
     }
 }
 
+#[inline]
 fn add_content(state: &Mutex<State>, msg_id: &str, content: Content) {
     let mut st = lock(state);
     let Some(m) = st.message_mut(msg_id) else {
@@ -294,10 +322,12 @@ pub struct ContentBuilder {
 
 impl ContentBuilder {
     /// The content as built so far.
+    #[inline]
     pub fn content(&self) -> &Content {
         &self.content
     }
 
+    #[inline]
     fn need(&self, method: &'static str, expected: ContentKind) -> Result<(), AgentApiError> {
         if self.content.kind == expected {
             Ok(())
@@ -310,11 +340,13 @@ impl ContentBuilder {
         }
     }
 
+    #[inline]
     fn event(&self, mut c: Content) -> AgentEvent {
         c.sequence_number = Some(lock(&self.state).seq());
         AgentEvent::Content(c)
     }
 
+    #[inline]
     fn delta_event(&self) -> Content {
         Content {
             kind: self.content.kind.clone(),
@@ -330,6 +362,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `text`.
+    #[inline]
     pub fn add_text_delta(&mut self, text: &str) -> Result<AgentEvent, AgentApiError> {
         self.need("add_text_delta", ContentKind::Text)?;
         self.text_tokens.push_str(text);
@@ -343,6 +376,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `text`.
+    #[inline]
     pub fn set_text(&mut self, text: &str) -> Result<AgentEvent, AgentApiError> {
         self.need("set_text", ContentKind::Text)?;
         self.content.text = Some(text.to_owned());
@@ -353,6 +387,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `image`.
+    #[inline]
     pub fn set_image_url(&mut self, image_url: &str) -> Result<AgentEvent, AgentApiError> {
         self.need("set_image_url", ContentKind::Image)?;
         self.content.image_url = Some(image_url.to_owned());
@@ -363,6 +398,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `refusal`.
+    #[inline]
     pub fn set_refusal(&mut self, refusal: &str) -> Result<AgentEvent, AgentApiError> {
         self.need("set_refusal", ContentKind::Refusal)?;
         self.content.refusal = Some(refusal.to_owned());
@@ -373,6 +409,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `data`.
+    #[inline]
     pub fn set_data(&mut self, data: serde_json::Value) -> Result<AgentEvent, AgentApiError> {
         self.need("set_data", ContentKind::Data)?;
         self.content.data = Some(data);
@@ -383,6 +420,7 @@ impl ContentBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::WrongContentKind`] unless this builds `data`.
+    #[inline]
     pub fn add_data_delta(
         &mut self,
         delta: serde_json::Value,
@@ -397,6 +435,7 @@ impl ContentBuilder {
 
     /// Sets any payload: for the kinds without a dedicated setter (audio, file, video), or to attach
     /// extension fields. The content's kind, index and message are kept.
+    #[inline]
     pub fn set_content(&mut self, content: Content) -> AgentEvent {
         let Content {
             kind,
@@ -413,6 +452,7 @@ impl ContentBuilder {
         self.whole(RunStatus::InProgress)
     }
 
+    #[inline]
     fn whole(&mut self, status: RunStatus) -> AgentEvent {
         self.content.status = Some(status);
         self.content.delta = Some(false);
@@ -421,6 +461,7 @@ impl ContentBuilder {
 
     /// Completes the content: the text deltas joined (after any `set_text`), the data deltas merged,
     /// `delta: false`, status `completed`; the content is put into its message.
+    #[inline]
     pub fn complete(&mut self) -> AgentEvent {
         if !self.text_tokens.is_empty() {
             let text = self.content.text.get_or_insert_with(String::new);

@@ -1,5 +1,8 @@
 //! Building an [`AgentRequest`].
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use super::model::{
     AgentRequest, Content, FunctionCallOutput, Message, MessageType, Role, Stop, Tool,
 };
@@ -27,11 +30,13 @@ pub struct RequestBuilder {
 }
 
 impl Default for RequestBuilder {
+    #[inline]
     fn default() -> Self {
         Self::new()
     }
 }
 
+#[inline]
 fn check(
     name: &'static str,
     value: f64,
@@ -52,6 +57,7 @@ impl AgentRequest {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] for the first parameter outside its range.
+    #[inline]
     pub fn validate(&self) -> Result<(), AgentApiError> {
         if let Some(n) = self.n {
             check("n", f64::from(n), 1.0, 5.0, "1 to 5")?;
@@ -77,6 +83,7 @@ impl AgentRequest {
 
 impl RequestBuilder {
     /// An empty request (`stream: true`).
+    #[inline]
     pub fn new() -> Self {
         Self {
             request: AgentRequest {
@@ -100,6 +107,7 @@ impl RequestBuilder {
     }
 
     /// Adds a content to the last message if it is a `message` of `role`, else to a new one.
+    #[inline]
     pub fn content(mut self, role: Role, content: Content) -> Self {
         match self.request.input.last_mut() {
             Some(m) if m.role.as_ref() == Some(&role) && m.kind == MessageType::Message => {
@@ -111,32 +119,38 @@ impl RequestBuilder {
     }
 
     /// Adds a `text` content.
+    #[inline]
     pub fn text(self, role: Role, text: &str) -> Self {
         self.content(role, Content::text(text))
     }
 
     /// Adds an `image` content (a URL or `data:` URL).
+    #[inline]
     pub fn image(self, role: Role, image_url: &str) -> Self {
         self.content(role, Content::image(image_url))
     }
 
     /// Adds a `data` content (a JSON object).
+    #[inline]
     pub fn data(self, role: Role, data: serde_json::Value) -> Self {
         self.content(role, Content::data(data))
     }
 
     /// Adds a `file` content referring to a URL.
+    #[inline]
     pub fn file(self, role: Role, file_url: &str, filename: Option<&str>) -> Self {
         self.content(role, Content::file(file_url, filename.map(str::to_owned)))
     }
 
     /// Adds a whole message.
+    #[inline]
     pub fn message(mut self, message: Message) -> Self {
         self.request.input.push(message);
         self
     }
 
     /// Adds a `function_call_output` message (role `tool`) answering call `call_id`.
+    #[inline]
     pub fn function_call_output(mut self, output: FunctionCallOutput) -> Self {
         let data = serde_json::to_value(output).unwrap_or_default();
         self.request.input.push(Message {
@@ -147,12 +161,14 @@ impl RequestBuilder {
     }
 
     /// Offers a tool.
+    #[inline]
     pub fn tool(mut self, tool: Tool) -> Self {
         self.request.tools.get_or_insert_with(Vec::new).push(tool);
         self
     }
 
     /// Model id.
+    #[inline]
     pub fn model(mut self, model: &str) -> Self {
         self.request.model = Some(model.to_owned());
         self
@@ -162,6 +178,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] outside 0 to 2.
+    #[inline]
     pub fn temperature(mut self, t: f64) -> Result<Self, AgentApiError> {
         check("temperature", t, 0.0, 2.0, "0 to 2")?;
         self.request.temperature = Some(t);
@@ -172,6 +189,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] outside 0 to 1.
+    #[inline]
     pub fn top_p(mut self, p: f64) -> Result<Self, AgentApiError> {
         check("top_p", p, 0.0, 1.0, "0 to 1")?;
         self.request.top_p = Some(p);
@@ -182,6 +200,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] outside -2 to 2.
+    #[inline]
     pub fn frequency_penalty(mut self, p: f64) -> Result<Self, AgentApiError> {
         check("frequency_penalty", p, -2.0, 2.0, "-2 to 2")?;
         self.request.frequency_penalty = Some(p);
@@ -192,6 +211,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] outside -2 to 2.
+    #[inline]
     pub fn presence_penalty(mut self, p: f64) -> Result<Self, AgentApiError> {
         check("presence_penalty", p, -2.0, 2.0, "-2 to 2")?;
         self.request.presence_penalty = Some(p);
@@ -202,6 +222,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] if 0.
+    #[inline]
     pub fn max_tokens(mut self, m: u32) -> Result<Self, AgentApiError> {
         check("max_tokens", f64::from(m), 1.0, f64::INFINITY, "1 or more")?;
         self.request.max_tokens = Some(m);
@@ -212,6 +233,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] outside 1 to 5.
+    #[inline]
     pub fn n(mut self, n: u32) -> Result<Self, AgentApiError> {
         check("n", f64::from(n), 1.0, 5.0, "1 to 5")?;
         self.request.n = Some(n);
@@ -219,36 +241,42 @@ impl RequestBuilder {
     }
 
     /// Sampling seed.
+    #[inline]
     pub fn seed(mut self, seed: i64) -> Self {
         self.request.seed = Some(seed);
         self
     }
 
     /// Stop sequence(s).
+    #[inline]
     pub fn stop(mut self, stop: Stop) -> Self {
         self.request.stop = Some(stop);
         self
     }
 
     /// Session to continue.
+    #[inline]
     pub fn session_id(mut self, id: &str) -> Self {
         self.request.session_id = Some(id.to_owned());
         self
     }
 
     /// Response id to use.
+    #[inline]
     pub fn response_id(mut self, id: &str) -> Self {
         self.request.response_id = Some(id.to_owned());
         self
     }
 
     /// Ask for a stream (`true`, the default) or a single JSON answer.
+    #[inline]
     pub fn stream(mut self, stream: bool) -> Self {
         self.request.stream = stream;
         self
     }
 
     /// Sets a field the protocol does not define (kept as is on the wire).
+    #[inline]
     pub fn extra(mut self, key: &str, value: serde_json::Value) -> Self {
         self.request.extra.insert(key.to_owned(), value);
         self
@@ -258,6 +286,7 @@ impl RequestBuilder {
     ///
     /// # Errors
     /// [`AgentApiError::ParameterOutOfRange`] (see [`AgentRequest::validate`]).
+    #[inline]
     pub fn build(self) -> Result<AgentRequest, AgentApiError> {
         self.request.validate()?;
         Ok(self.request)
