@@ -15,6 +15,9 @@
 //!
 //! The rules are on [`validate_name`].
 
+// Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
+// code: see "Cold code in this crate" in src/core.rs).
+
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -50,6 +53,7 @@ pub enum NameIssue {
 
 impl NameIssue {
     /// The reason's kebab-case wire string, e.g. `dot-segment`.
+    #[inline]
     pub fn as_str(&self) -> &'static str {
         match self {
             NameIssue::Empty => "empty",
@@ -64,6 +68,7 @@ impl NameIssue {
     }
 
     /// A short English description, e.g. `has a "." or ".." segment`.
+    #[inline]
     pub fn describe(&self) -> &'static str {
         match self {
             NameIssue::Empty => "is empty",
@@ -79,11 +84,13 @@ impl NameIssue {
 }
 
 impl std::fmt::Display for NameIssue {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
+#[inline]
 fn allowed(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/')
 }
@@ -110,6 +117,7 @@ fn allowed(b: u8) -> bool {
 ///
 /// [`BodyError::InvalidPartName`] (`invalid-part-name`) with the [`NameIssue`] and, where it has
 /// one, the byte offset (0-based) of the first offending character or segment.
+#[inline]
 pub fn validate_name(name: &str) -> Result<(), BodyError> {
     check(name).map_err(|(reason, position)| BodyError::InvalidPartName {
         name: name.to_owned(),
@@ -119,6 +127,7 @@ pub fn validate_name(name: &str) -> Result<(), BodyError> {
 }
 
 /// Whether `name` is a valid part name (see [`validate_name`] for the rules).
+#[inline]
 pub fn is_valid_name(name: &str) -> bool {
     check(name).is_ok()
 }
@@ -132,6 +141,7 @@ impl Body {
     ///
     /// The first problem in message order: `invalid-part-name` ([`BodyError::InvalidPartName`]) or
     /// `duplicate-part-name` ([`BodyError::DuplicatePartName`], with both indexes).
+    #[inline]
     pub fn validate_names(&self) -> Result<(), BodyError> {
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (index, part) in self.parts.iter().enumerate() {
@@ -153,6 +163,7 @@ impl Body {
 }
 
 /// The first problem of a name and its byte offset.
+#[inline]
 pub(crate) fn check(name: &str) -> Result<(), (NameIssue, Option<usize>)> {
     if name.is_empty() {
         return Err((NameIssue::Empty, None));

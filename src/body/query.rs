@@ -28,6 +28,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Every function here but `list` is `#[inline]`, so that it is compiled in agentwire at opt-level
+// "z" (cold code: see "Cold code in this crate" in src/core.rs); `list`, which `MessageBody.list`
+// runs over every part, is compiled here at 3.
+
 use std::borrow::Cow;
 
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -43,6 +47,7 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 );
 
 /// Decodes base64 content: the decoder's description and the offending byte offset on failure.
+#[inline]
 pub(crate) fn decode_base64(content: &str) -> Result<Vec<u8>, (String, Option<usize>)> {
     BASE64.decode(content).map_err(|e| {
         let position = match e {
@@ -75,22 +80,26 @@ impl Body {
     }
 
     /// The part named exactly `name` (the first one if a malformed message repeats it).
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&Part> {
         self.parts.iter().find(|p| p.name.as_deref() == Some(name))
     }
 
     /// The unnamed parts (the main content shown to the user), in message order.
+    #[inline]
     pub fn main(&self) -> Vec<&Part> {
         self.parts.iter().filter(|p| p.name.is_none()).collect()
     }
 
     /// The names of the named parts, in message order.
+    #[inline]
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| p.name.as_deref())
     }
 }
 
 impl Part {
+    #[inline]
     fn inline_content(&self) -> Result<&str, BodyError> {
         self.content
             .as_deref()
@@ -108,6 +117,7 @@ impl Part {
     /// `no-inline-content` when the part has no `content` (e.g. only a `contentUrl`);
     /// `invalid-base64` when base64 content does not decode; `unknown-content-encoding` for an
     /// encoding other than `plain` and `base64`.
+    #[inline]
     pub fn read_bytes(&self) -> Result<Cow<'_, [u8]>, BodyError> {
         let content = self.inline_content()?;
         match &self.content_encoding {
@@ -134,6 +144,7 @@ impl Part {
     ///
     /// As [`read_bytes`](Self::read_bytes), plus `not-text` (with the byte offset of the first
     /// invalid byte) when decoded bytes are not UTF-8.
+    #[inline]
     pub fn read_text(&self) -> Result<Cow<'_, str>, BodyError> {
         match self.read_bytes()? {
             Cow::Borrowed(_) => self.inline_content().map(Cow::Borrowed),
@@ -154,6 +165,7 @@ impl Part {
     ///
     /// As [`read_text`](Self::read_text), plus `invalid-json` with the 1-based line and column
     /// (bytes) of the syntax error.
+    #[inline]
     pub fn read_json(&self) -> Result<serde_json::Value, BodyError> {
         let text = self.read_text()?;
         serde_json::from_str(&text).map_err(|e| BodyError::InvalidJson {
@@ -169,6 +181,7 @@ impl Part {
     /// # Errors
     ///
     /// `no-content-url` when the part has none (its content is inline).
+    #[inline]
     pub fn read_url(&self) -> Result<&str, BodyError> {
         self.content_url
             .as_deref()
