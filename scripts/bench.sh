@@ -22,4 +22,11 @@ if [[ $stale != 0 ]]; then
   ./scripts/build.sh
 fi
 [[ -d node_modules/eventsource-parser ]] || npm install --no-audit --no-fund
+# The sizes group's report of where the wasm's bytes go: twiggy from crates.io, pinned.
+twiggy_version=0.8.0
+if [[ $# == 0 || " $* " == *" sizes "* || " $* " == *" profile "* ]] &&
+  [[ $(twiggy --version 2>/dev/null | awk '{print $2}') != "$twiggy_version" ]]; then
+  echo "bench: installing twiggy $twiggy_version (cargo install)" >&2
+  cargo install --quiet --locked twiggy --version "$twiggy_version"
+fi
 exec node js/bench/run.mjs "$@"
