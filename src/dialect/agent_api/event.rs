@@ -53,7 +53,7 @@ impl ErrorEvent {
 /// Reads any `error` value as `{code, message}`: a string becomes the message with code `"error"`;
 /// a value of another shape becomes its JSON text.
 pub(crate) fn error_info(v: &serde_json::Value) -> ErrorInfo {
-    ErrorInfo::deserialize(v).unwrap_or_else(|_| ErrorInfo {
+    ErrorInfo::from_json_value(v).unwrap_or_else(|| ErrorInfo {
         code: "error".to_owned(),
         message: v.to_string(),
         extra: JsonMap::new(),
