@@ -357,6 +357,24 @@ fn split_updates_build_the_same_updates_as_json() {
 }
 
 #[test]
+fn split_updates_keep_an_unusual_object_of_a_message_or_content() {
+    // A message's content array may hold an item whose `object` is not "content" (a response's
+    // output, a message whose `object` is not "message"): the plain entries of the split form
+    // write "message" and "content", so such items must travel as JSON. Found by the agent_api
+    // fuzz target: a message snapshot whose content differs from the streamed deltas (so it
+    // replaces them) and has `"object": "conoent"`.
+    let message = json!({"object": "message", "id": "m1", "type": "message", "status": "completed",
+        "content": [{"object": "conoent", "msg_id": "m1", "index": 0, "type": "text", "text": "hi there"}]});
+    let sse = format!("{}data: {message}\n\n", text_delta_event("m1", "hi"));
+    let (j, s) = json_and_split(&[sse.as_bytes()], AssemblerOptions::default());
+    assert!(
+        j.iter().any(|u| u["content"]["object"] == "conoent"),
+        "the content update keeps the object it was sent with: {j:?}"
+    );
+    assert_eq!(s, j);
+}
+
+#[test]
 fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     // Two- and three-byte characters, one outside the BMP (a surrogate pair in JavaScript),
     // characters JSON escapes, and two messages whose deltas interleave (each run names its id).

@@ -497,9 +497,11 @@ fn join_u64(hi: u32, lo: u32) -> u64 {
     u64::from(hi) << 32 | u64::from(lo)
 }
 
-/// Whether a message update's message is written as a [`SplitUpdates::PLAIN_MESSAGE`] entry.
+/// Whether a message update's message is written as a [`SplitUpdates::PLAIN_MESSAGE`] entry (whose
+/// `object` is always `"message"`).
 fn is_plain_message(m: &Message) -> bool {
-    m.content.is_empty()
+    m.object == "message"
+        && m.content.is_empty()
         && m.code.is_none()
         && m.message.is_none()
         && m.usage.is_none()
@@ -508,9 +510,10 @@ fn is_plain_message(m: &Message) -> bool {
         && m.extra.is_empty()
 }
 
-/// Whether a content update's content is written as a [`SplitUpdates::PLAIN_CONTENT`] entry.
+/// Whether a content update's content is written as a [`SplitUpdates::PLAIN_CONTENT`] entry (whose
+/// `object` is always `"content"`).
 fn is_plain_content(c: &Content) -> bool {
-    c.error.is_none() && nothing_after_text(c)
+    c.object == "content" && c.error.is_none() && nothing_after_text(c)
 }
 
 fn clamp(n: usize) -> u32 {
