@@ -213,24 +213,25 @@ impl<'de> Deserialize<'de> for PartMetadata {
     }
 }
 
-/// `null` (or absent) as `None`, an integer that fits `i64`, else `Err` (the shape is wrong).
-fn opt_int(v: &Value) -> Result<Option<i64>, ()> {
+/// A field that is `null` as `Some(None)`, an integer that fits `i64` as `Some(Some(n))`, anything
+/// else as `None` (the shape is wrong).
+fn opt_int(v: &Value) -> Option<Option<i64>> {
     match v {
-        Value::Null => Ok(None),
-        v => v.as_i64().map(Some).ok_or(()),
+        Value::Null => Some(None),
+        v => v.as_i64().map(Some),
     }
 }
 
-/// `null` (or absent) as `None`, a string, else `Err`.
-fn opt_string(v: &Value) -> Result<Option<String>, ()> {
+/// A field that is `null` as `Some(None)`, a string as `Some(Some(s))`, anything else as `None`.
+fn opt_string(v: &Value) -> Option<Option<String>> {
     match v {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s.clone())),
-        _ => Err(()),
+        Value::Null => Some(None),
+        Value::String(s) => Some(Some(s.clone())),
+        _ => None,
     }
 }
 
-/// `null` (or absent) as `None`, any other value as itself.
+/// A field that is `null` as `None`, any other value as itself.
 fn opt_value(v: &Value) -> Option<Value> {
     (!v.is_null()).then(|| v.clone())
 }
@@ -242,11 +243,11 @@ impl CitationMetadata {
         for (key, v) in map {
             match key.as_str() {
                 "kind" => {}
-                "start_index" => c.start_index = opt_int(v).ok()?,
-                "end_index" => c.end_index = opt_int(v).ok()?,
-                "url" => c.url = opt_string(v).ok()?,
-                "title" => c.title = opt_string(v).ok()?,
-                "description" => c.description = opt_string(v).ok()?,
+                "start_index" => c.start_index = opt_int(v)?,
+                "end_index" => c.end_index = opt_int(v)?,
+                "url" => c.url = opt_string(v)?,
+                "title" => c.title = opt_string(v)?,
+                "description" => c.description = opt_string(v)?,
                 _ => {
                     c.extra.insert(key.clone(), v.clone());
                 }
@@ -263,8 +264,8 @@ impl TrajectoryMetadata {
         for (key, v) in map {
             match key.as_str() {
                 "kind" => {}
-                "message" => t.message = opt_string(v).ok()?,
-                "tool_name" => t.tool_name = opt_string(v).ok()?,
+                "message" => t.message = opt_string(v)?,
+                "tool_name" => t.tool_name = opt_string(v)?,
                 "tool_input" => t.tool_input = opt_value(v),
                 "tool_output" => t.tool_output = opt_value(v),
                 _ => {
