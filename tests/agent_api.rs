@@ -731,6 +731,45 @@ fn request_builder_checks_ranges_and_keeps_extra_fields() {
     assert_eq!(bad.validate().unwrap_err().code(), "parameter-out-of-range");
 }
 
+/// The value in the message is written as JavaScript writes a number (not with Rust's float
+/// formatting, which the wasm module leaves out).
+#[test]
+fn parameter_messages_write_the_value_as_javascript_does() {
+    let message = |e: Result<RequestBuilder, agentwire::dialect::agent_api::AgentApiError>| {
+        e.err().unwrap().to_string()
+    };
+    let b = RequestBuilder::new;
+    assert_eq!(
+        message(b().temperature(3.0)),
+        "parameter `temperature` is 3, outside 0 to 2"
+    );
+    assert_eq!(
+        message(b().temperature(2.5)),
+        "parameter `temperature` is 2.5, outside 0 to 2"
+    );
+    assert_eq!(
+        message(b().top_p(-0.1)),
+        "parameter `top_p` is -0.1, outside 0 to 1"
+    );
+    assert_eq!(
+        message(b().frequency_penalty(f64::NAN)),
+        "parameter `frequency_penalty` is NaN, outside -2 to 2"
+    );
+    assert_eq!(
+        message(b().presence_penalty(f64::INFINITY)),
+        "parameter `presence_penalty` is Infinity, outside -2 to 2"
+    );
+    assert_eq!(
+        message(b().temperature(f64::NEG_INFINITY)),
+        "parameter `temperature` is -Infinity, outside 0 to 2"
+    );
+    assert_eq!(
+        message(b().temperature(12345678.25)),
+        "parameter `temperature` is 12345678.25, outside 0 to 2"
+    );
+    assert_eq!(message(b().n(9)), "parameter `n` is 9, outside 1 to 5");
+}
+
 mod property {
     use super::*;
     use proptest::prelude::*;

@@ -130,7 +130,7 @@ pub enum AgentApiError {
         content: Box<Content>,
     },
     /// A request or generation parameter outside its allowed range.
-    #[error("parameter `{name}` is {value}, outside {range}")]
+    #[error("parameter `{name}` is {}, outside {range}", number_text(*value))]
     ParameterOutOfRange {
         /// The parameter's wire name, e.g. `temperature`.
         name: &'static str,
@@ -302,5 +302,26 @@ impl ErrorCode for AgentApiError {
                 .field("expected", expected)
                 .into(),
         }
+    }
+}
+
+/// A number in an error message, written as JavaScript's `String(value)` writes it for the usual
+/// values: the shortest digits that read back the same (ryu's, as serde_json writes floats),
+/// without a trailing `.0` (`3`, `2.5`, `-0.1`), and `NaN`, `Infinity`, `-Infinity`. (Not with
+/// `{}` of an `f64`: core's float formatting, about 13 KB of the wasm module, would be linked for
+/// this one message.)
+#[inline]
+pub(crate) fn number_text(value: f64) -> String {
+    match serde_json::Number::from_f64(value) {
+        Some(n) => {
+            let text = n.to_string();
+            match text.strip_suffix(".0") {
+                Some(whole) => whole.to_owned(),
+                None => text,
+            }
+        }
+        None if value.is_nan() => "NaN".to_owned(),
+        None if value > 0.0 => "Infinity".to_owned(),
+        None => "-Infinity".to_owned(),
     }
 }
