@@ -80,8 +80,11 @@ impl CheckedToolCall {
 ///
 /// JSON (camelCase, tagged by `type`): `{"type": "result", "callId": "…", "toolName": "…",
 /// "value": <the tool's result>}` or `{"type": "error", "callId": "…", "toolName": "…", "error":
-/// {ToolError}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// {ToolError}}`. Every field named is required; others are ignored.
+///
+/// Read as a JSON object, then by hand on its `type` (see [`ToolOutcome::from_map`]); written as
+/// serde's internally tagged enum.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(
     tag = "type",
@@ -125,6 +128,57 @@ impl ToolOutcome {
                 tool_name
             }
         }
+    }
+
+    /// Reads an outcome from its JSON object: `type` `"result"` or `"error"`, then that variant's
+    /// fields (`callId` and `toolName` strings, `value` any JSON, `error` a [`ToolError`]); other
+    /// members are ignored.
+    ///
+    /// # Errors
+    /// serde's messages: ``missing field `callId` ``, ``unknown variant `x`, expected `result` or
+    /// `error` ``, ``invalid type: integer `1`, expected a string``, and [`ToolError`]'s own.
+    ///
+    /// By hand rather than as serde's internally tagged enum, which buffers the object and compiles
+    /// a reader for each variant's fields over the buffer: 6 KB of the wasm module.
+    pub fn from_map(mut map: serde_json::Map<String, Value>) -> Result<Self, serde_json::Error> {
+        use serde::de::Error as _;
+        let mut take = |name: &'static str| {
+            map.remove(name)
+                .ok_or_else(|| serde_json::Error::missing_field(name))
+        };
+        let kind = String::deserialize(take("type")?)?;
+        let is_result = match kind.as_str() {
+            "result" => true,
+            "error" => false,
+            other => {
+                return Err(serde_json::Error::unknown_variant(
+                    other,
+                    &["result", "error"],
+                ))
+            }
+        };
+        let call_id = String::deserialize(take("callId")?)?;
+        let tool_name = String::deserialize(take("toolName")?)?;
+        Ok(if is_result {
+            ToolOutcome::Result {
+                call_id,
+                tool_name,
+                value: take("value")?,
+            }
+        } else {
+            ToolOutcome::Error {
+                call_id,
+                tool_name,
+                error: ToolError::deserialize(take("error")?)?,
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::deserialize(deserializer)?;
+        ToolOutcome::from_map(map).map_err(serde::de::Error::custom)
     }
 }
 
@@ -538,5 +592,153 @@ mod tests {
         // Answered now: nothing is pending in the new conversation.
         assert!(pending_tool_calls(&next.messages, &[]).is_empty());
         assert!(pending_tool_calls(&next.messages[..2], &next.messages[1..2]).len() == 2);
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod reader_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// `ToolOutcome` as serde derived it before it was read by hand: the reference.
+    #[derive(Deserialize)]
+    #[serde(
+        tag = "type",
+        rename_all = "camelCase",
+        rename_all_fields = "camelCase"
+    )]
+    enum Derived {
+        Result {
+            call_id: String,
+            tool_name: String,
+            value: Value,
+        },
+        Error {
+            call_id: String,
+            tool_name: String,
+            error: ToolError,
+        },
+    }
+
+    impl From<Derived> for ToolOutcome {
+        fn from(d: Derived) -> Self {
+            match d {
+                Derived::Result {
+                    call_id,
+                    tool_name,
+                    value,
+                } => ToolOutcome::Result {
+                    call_id,
+                    tool_name,
+                    value,
+                },
+                Derived::Error {
+                    call_id,
+                    tool_name,
+                    error,
+                } => ToolOutcome::Error {
+                    call_id,
+                    tool_name,
+                    error,
+                },
+            }
+        }
+    }
+
+    fn field_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            3 => "[a-z]{0,3}".prop_map(Value::from),
+            1 => Just(Value::Null),
+            1 => (-2i64..2).prop_map(Value::from),
+            1 => Just(Value::from(1.5)),
+            1 => any::<bool>().prop_map(Value::from),
+            1 => Just(json!(["a"])),
+            1 => Just(json!({"k": 1})),
+            // A `ToolError`, well formed or not.
+            2 => Just(json!({"errorType": "EXECUTION", "message": "m", "problems": []})),
+            1 => Just(json!({"errorType": "VALIDATION", "message": "m", "problems": [
+                {"kind": "type-mismatch", "path": ["a", 0], "schemaPointer": "/type", "message": "x"}
+            ]})),
+            1 => Just(json!({"errorType": "OTHER", "message": "m", "problems": []})),
+            1 => Just(json!({"errorType": "EXECUTION", "message": "m"})),
+        ]
+    }
+
+    /// Objects with the outcome's members, each kept, dropped or replaced by a value of any kind,
+    /// and maybe an unknown member; `type` one of the variants' names most of the time. (Not an
+    /// integer: serde's derived reader also took a variant's index, `0` or `1`, as its name; the
+    /// hand reader wants a string.)
+    fn outcome_value() -> impl Strategy<Value = Value> {
+        let kind = prop_oneof![
+            3 => Just(json!("result")),
+            3 => Just(json!("error")),
+            1 => Just(json!("Result")),
+            1 => Just(json!("Error")),
+            1 => Just(Value::Null),
+            1 => Just(json!(true)),
+        ];
+        // Each member: as in a valid outcome (0), absent (1) or another value (2).
+        let member = || prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)];
+        let members = proptest::collection::vec((member(), field_value()), 5);
+        (kind, members).prop_map(|(kind, members)| {
+            let valid = [
+                ("type", kind),
+                ("callId", json!("c")),
+                ("toolName", json!("t")),
+                ("value", json!({"ok": true})),
+                (
+                    "error",
+                    json!({"errorType": "EXECUTION", "message": "m", "problems": []}),
+                ),
+            ];
+            let mut map = serde_json::Map::new();
+            for ((name, valid), (how, other)) in valid.into_iter().zip(members) {
+                match how {
+                    0 => map.insert(name.to_owned(), valid),
+                    1 => None,
+                    _ => map.insert(name.to_owned(), other),
+                };
+            }
+            Value::Object(map)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn tool_outcome_reads_what_the_derived_enum_read(value in outcome_value()) {
+            let text = value.to_string();
+            let expected = serde_json::from_str::<Derived>(&text).ok().map(ToolOutcome::from);
+            prop_assert_eq!(serde_json::from_str::<ToolOutcome>(&text).ok(), expected.clone());
+            prop_assert_eq!(ToolOutcome::deserialize(&value).ok(), expected.clone());
+            let Value::Object(map) = value else { unreachable!() };
+            prop_assert_eq!(ToolOutcome::from_map(map).ok(), expected);
+        }
+    }
+
+    #[test]
+    fn tool_outcome_errors_name_what_is_wrong() {
+        let err = |v: Value| {
+            serde_json::from_value::<ToolOutcome>(v)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(err(json!({"callId": "c"})), "missing field `type`");
+        assert_eq!(
+            err(json!({"type": "done"})),
+            "unknown variant `done`, expected `result` or `error`"
+        );
+        assert_eq!(
+            err(json!({"type": "result", "toolName": "t", "value": 1})),
+            "missing field `callId`"
+        );
+        assert_eq!(
+            err(json!({"type": "error", "callId": 1, "toolName": "t"})),
+            "invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(
+            err(json!(["result"])),
+            "invalid type: sequence, expected a map"
+        );
     }
 }
