@@ -314,12 +314,14 @@ fn part_status(content: Option<&RunStatus>, message: Option<&RunStatus>) -> Part
     }
 }
 
+/// (Inserted one by one: `collect` would compile a stable sort of the entries into the module.)
 #[inline]
 fn object<const N: usize>(entries: [(&str, Value); N]) -> JsonMap {
-    entries
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect()
+    let mut map = JsonMap::new();
+    for (k, v) in entries {
+        map.insert(k.to_owned(), v);
+    }
+    map
 }
 
 /// RFC 2045 token characters (for a format used as a subtype).
