@@ -23,30 +23,38 @@
 // Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
 // code: see "Cold code in this crate" in src/core.rs).
 
-use serde_json::{json, Value};
-
 use super::BodySchema;
 
 /// The names of the built-in schemas, in the order of the module's table.
 pub const NAMES: [&str; 4] = ["chat", "multi-modal-chat", "software-writing", "researcher"];
 
+macro_rules! source_code_types {
+    () => {
+        "{text/*,application/{javascript,typescript,json,xml,toml,yaml,x-yaml,x-sh,sql}}"
+    };
+}
+
 /// The content types [`software_writing`] accepts for files: any `text/*` (`text/x-python`,
 /// `text/x-rust`, `text/html`, `text/markdown`, …) and the source-code and data types registered
 /// under `application/`.
-pub const SOURCE_CODE_TYPES: &str =
-    "{text/*,application/{javascript,typescript,json,xml,toml,yaml,x-yaml,x-sh,sql}}";
+pub const SOURCE_CODE_TYPES: &str = source_code_types!();
 
+/// Reads a schema's JSON text (as an app's would be; `json!` literals compiled to about 4 KB of the
+/// wasm module).
 #[inline]
-fn build(value: Value) -> BodySchema {
+fn build(json: &str) -> BodySchema {
     // The built-in schemas are constants checked by the tests; a failure would give an empty
     // schema (which accepts no part) rather than a panic.
-    BodySchema::from_json(&value).unwrap_or_default()
+    serde_json::from_str(json)
+        .ok()
+        .and_then(|value| BodySchema::from_json(&value).ok())
+        .unwrap_or_default()
 }
 
 /// A chat agent: `{"parts": [{"contentType": "text/plain", "required": true}]}`.
 #[inline]
 pub fn chat() -> BodySchema {
-    build(json!({"parts": [{"contentType": "text/plain", "required": true}]}))
+    build(r#"{"parts": [{"contentType": "text/plain", "required": true}]}"#)
 }
 
 /// A multi-modal chat agent: text (required) and images.
@@ -56,10 +64,12 @@ pub fn chat() -> BodySchema {
 /// ```
 #[inline]
 pub fn multi_modal_chat() -> BodySchema {
-    build(json!({"parts": [
-        {"contentType": "text/plain", "required": true},
-        {"contentType": "image/*"},
-    ]}))
+    build(
+        r#"{"parts": [
+            {"contentType": "text/plain", "required": true},
+            {"contentType": "image/*"}
+        ]}"#,
+    )
 }
 
 /// A software-writing agent: prose, and files anywhere with source-code content types (at least
@@ -73,10 +83,14 @@ pub fn multi_modal_chat() -> BodySchema {
 /// ```
 #[inline]
 pub fn software_writing() -> BodySchema {
-    build(json!({"parts": [
-        {"contentType": "text/{plain,markdown}"},
-        {"name": "/**", "contentType": SOURCE_CODE_TYPES, "required": true},
-    ]}))
+    build(concat!(
+        r#"{"parts": [
+            {"contentType": "text/{plain,markdown}"},
+            {"name": "/**", "contentType": ""#,
+        source_code_types!(),
+        r#"", "required": true}
+        ]}"#
+    ))
 }
 
 /// A researcher: a write-up (required) and its sources as URIs.
@@ -89,10 +103,12 @@ pub fn software_writing() -> BodySchema {
 /// ```
 #[inline]
 pub fn researcher() -> BodySchema {
-    build(json!({"parts": [
-        {"contentType": "text/{markdown,plain}", "required": true},
-        {"name": "/sources/*", "contentType": "text/x-uri", "required": false},
-    ]}))
+    build(
+        r#"{"parts": [
+            {"contentType": "text/{markdown,plain}", "required": true},
+            {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
+        ]}"#,
+    )
 }
 
 /// The built-in schema called `name` (one of [`NAMES`]), or `None`.

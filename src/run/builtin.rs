@@ -37,34 +37,44 @@
 //! # Ok::<(), agentwire::run::RunError>(())
 //! ```
 
-use serde_json::{json, Value};
-
 use super::schema::CommunicationSchema;
 
-fn build(value: Value) -> CommunicationSchema {
+// Each schema is built as its JSON text and read like a server's (`json!` literals compiled to
+// about 13 KB of the wasm module; the text, to a few hundred bytes of code).
+
+fn build(json: &str) -> CommunicationSchema {
     // The built-in schemas are constants checked by the tests; a failure would leave a run that
     // cannot move rather than a panic.
-    CommunicationSchema::from_json(&value).unwrap_or_else(|_| CommunicationSchema::idle_only())
+    serde_json::from_str(json)
+        .ok()
+        .and_then(|value| CommunicationSchema::from_json(&value).ok())
+        .unwrap_or_else(CommunicationSchema::idle_only)
 }
 
 /// A body with at least one unnamed text part (`text/*`), and nothing else.
-fn text() -> Value {
-    json!([{"contentType": "text/*", "required": true}])
-}
+const TEXT: &str = r#"[{"contentType": "text/*", "required": true}]"#;
 
 /// Any body: unnamed and named parts of any content type (names are not checked, so a server's
 /// `hello.bin` passes).
-fn any() -> Value {
-    json!([{"contentType": "*/*"}, {"name": "**", "contentType": "*/*"}])
-}
+const ANY: &str = r#"[{"contentType": "*/*"}, {"name": "**", "contentType": "*/*"}]"#;
 
 /// No parts at all.
-fn none() -> Value {
-    json!([])
+const NONE: &str = "[]";
+
+/// A transition's JSON (the names and types here need no escaping).
+fn t(party: &str, message_type: &str, schema: &str, next: &str) -> String {
+    format!(
+        r#"{{"party": "{party}", "type": "{message_type}", "schema": {schema}, "nextState": "{next}"}}"#
+    )
 }
 
-fn t(party: &str, message_type: &str, schema: Value, next: &str) -> Value {
-    json!({"party": party, "type": message_type, "schema": schema, "nextState": next})
+/// A schema's JSON: each state with its transitions.
+fn states(states: &[(&str, &[String])]) -> String {
+    let states: Vec<String> = states
+        .iter()
+        .map(|(state, list)| format!(r#""{state}": [{}]"#, list.join(", ")))
+        .collect();
+    format!("{{{}}}", states.join(", "))
 }
 
 /// A chat agent: the client sends a text `message` in `idle` (→ `running`), the agent answers with
@@ -75,24 +85,25 @@ fn t(party: &str, message_type: &str, schema: Value, next: &str) -> Value {
 ///  "running": [{"party": "server", "type": "message", "schema": [{"contentType": "text/*", "required": true}], "nextState": "idle"}]}
 /// ```
 pub fn chat() -> CommunicationSchema {
-    build(json!({
-        "idle": [t("client", "message", text(), "running")],
-        "running": [t("server", "message", text(), "idle")],
-    }))
+    build(&states(&[
+        ("idle", &[t("client", "message", TEXT, "running")]),
+        ("running", &[t("server", "message", TEXT, "idle")]),
+    ]))
 }
 
 /// A researcher agent: one question, one answer, then `done` (terminal). The answer has a required
 /// unnamed `text/plain` or `text/markdown` part and may carry its sources as `/sources/*` parts of
 /// type `text/x-uri`.
 pub fn researcher() -> CommunicationSchema {
-    build(json!({
-        "idle": [t("client", "message", text(), "running")],
-        "running": [t("server", "message", json!([
-            {"contentType": "text/{plain,markdown}", "required": true},
-            {"name": "/sources/*", "contentType": "text/x-uri", "required": false},
-        ]), "done")],
-        "done": [],
-    }))
+    let answer = r#"[
+        {"contentType": "text/{plain,markdown}", "required": true},
+        {"name": "/sources/*", "contentType": "text/x-uri", "required": false}
+    ]"#;
+    build(&states(&[
+        ("idle", &[t("client", "message", TEXT, "running")]),
+        ("running", &[t("server", "message", answer, "done")]),
+        ("done", &[]),
+    ]))
 }
 
 /// A function-calling agent. In `running` the agent either answers (a text `message`, → `idle`) or
@@ -101,30 +112,37 @@ pub fn researcher() -> CommunicationSchema {
 /// client answers with a `function_result` (a required `/result` part, `application/json`), and
 /// goes on `running`. The agent cannot speak while a call is unanswered.
 pub fn function_calling() -> CommunicationSchema {
-    build(json!({
-        "idle": [t("client", "message", text(), "running")],
-        "running": [
-            t("server", "message", text(), "idle"),
-            t("server", "function_call", json!([
-                {"name": "/function", "contentType": "application/json", "required": true},
-            ]), "calling"),
-        ],
-        "calling": [t("client", "function_result", json!([
-            {"name": "/result", "contentType": "application/json", "required": true},
-        ]), "running")],
-    }))
+    let call = r#"[{"name": "/function", "contentType": "application/json", "required": true}]"#;
+    let result = r#"[{"name": "/result", "contentType": "application/json", "required": true}]"#;
+    build(&states(&[
+        ("idle", &[t("client", "message", TEXT, "running")]),
+        (
+            "running",
+            &[
+                t("server", "message", TEXT, "idle"),
+                t("server", "function_call", call, "calling"),
+            ],
+        ),
+        (
+            "calling",
+            &[t("client", "function_result", result, "running")],
+        ),
+    ]))
 }
 
 /// A chat agent the client may interrupt: as [`chat`], plus a client `cancel` (no parts) in
 /// `running`, back to `idle`.
 pub fn interruptible_chat() -> CommunicationSchema {
-    build(json!({
-        "idle": [t("client", "message", text(), "running")],
-        "running": [
-            t("server", "message", text(), "idle"),
-            t("client", "cancel", none(), "idle"),
-        ],
-    }))
+    build(&states(&[
+        ("idle", &[t("client", "message", TEXT, "running")]),
+        (
+            "running",
+            &[
+                t("server", "message", TEXT, "idle"),
+                t("client", "cancel", NONE, "idle"),
+            ],
+        ),
+    ]))
 }
 
 /// A long-running agent: after the client's task (a text `message`, → `running`), the agent sends
@@ -132,19 +150,21 @@ pub fn interruptible_chat() -> CommunicationSchema {
 /// (a required text part, any named parts; → `done`). The client may `cancel` (no parts; →
 /// `cancelled`). `done` and `cancelled` are terminal.
 pub fn long_running() -> CommunicationSchema {
-    build(json!({
-        "idle": [t("client", "message", text(), "running")],
-        "running": [
-            t("server", "message", any(), "running"),
-            t("server", "result", json!([
-                {"contentType": "text/*", "required": true},
-                {"name": "**", "contentType": "*/*"},
-            ]), "done"),
-            t("client", "cancel", none(), "cancelled"),
-        ],
-        "done": [],
-        "cancelled": [],
-    }))
+    let result =
+        r#"[{"contentType": "text/*", "required": true}, {"name": "**", "contentType": "*/*"}]"#;
+    build(&states(&[
+        ("idle", &[t("client", "message", TEXT, "running")]),
+        (
+            "running",
+            &[
+                t("server", "message", ANY, "running"),
+                t("server", "result", result, "done"),
+                t("client", "cancel", NONE, "cancelled"),
+            ],
+        ),
+        ("done", &[]),
+        ("cancelled", &[]),
+    ]))
 }
 
 /// The ACP run lifecycle (acp-sdk 1.0.3: `RunStatus`, the events of `acp_sdk/server/executor.py`
@@ -164,9 +184,9 @@ pub fn long_running() -> CommunicationSchema {
 pub fn acp_run() -> CommunicationSchema {
     let server = |ty: &str, next: &str| {
         let schema = if ty.starts_with("message.") {
-            any()
+            ANY
         } else {
-            none()
+            NONE
         };
         t("server", ty, schema, next)
     };
@@ -192,34 +212,34 @@ pub fn acp_run() -> CommunicationSchema {
         server("run.failed", "failed"),
         server("run.cancelled", "cancelled"),
         server("error", "failed"),
-        t("client", "cancel", none(), "cancelling"),
+        t("client", "cancel", NONE, "cancelling"),
     ];
     let mut in_progress = streaming("in-progress");
     in_progress.extend([
         server("run.in-progress", "in-progress"),
         server("run.awaiting", "awaiting"),
-        t("client", "cancel", none(), "cancelling"),
+        t("client", "cancel", NONE, "cancelling"),
     ]);
     in_progress.extend(endings());
     let awaiting = vec![
-        t("client", "resume", any(), "in-progress"),
-        t("client", "cancel", none(), "cancelling"),
+        t("client", "resume", ANY, "in-progress"),
+        t("client", "cancel", NONE, "cancelling"),
         server("run.cancelled", "cancelled"),
         server("run.failed", "failed"),
         server("error", "failed"),
     ];
     let mut cancelling = streaming("cancelling");
     cancelling.extend(endings());
-    build(json!({
-        "idle": [t("client", "create", any(), "created")],
-        "created": created,
-        "in-progress": in_progress,
-        "awaiting": awaiting,
-        "cancelling": cancelling,
-        "cancelled": [],
-        "completed": [],
-        "failed": [],
-    }))
+    build(&states(&[
+        ("idle", &[t("client", "create", ANY, "created")]),
+        ("created", &created),
+        ("in-progress", &in_progress),
+        ("awaiting", &awaiting),
+        ("cancelling", &cancelling),
+        ("cancelled", &[]),
+        ("completed", &[]),
+        ("failed", &[]),
+    ]))
 }
 
 /// The message an ACP event is in [`acp_run`]: `(Party::Server, <event type>, <body>)`. The body
@@ -257,9 +277,9 @@ pub fn acp_event_move(
 pub fn agent_api_response() -> CommunicationSchema {
     let server = |ty: &str, next: &str| {
         let schema = if ty == "message" || ty == "content" {
-            any()
+            ANY
         } else {
-            none()
+            NONE
         };
         t("server", ty, schema, next)
     };
@@ -290,17 +310,17 @@ pub fn agent_api_response() -> CommunicationSchema {
         server("response.incomplete", "incomplete"),
     ];
     in_progress.extend(failures());
-    build(json!({
-        "idle": [t("client", "request", any(), "created")],
-        "created": created,
-        "queued": queued,
-        "in_progress": in_progress,
-        "completed": [],
-        "failed": [],
-        "canceled": [],
-        "rejected": [],
-        "incomplete": [],
-    }))
+    build(&states(&[
+        ("idle", &[t("client", "request", ANY, "created")]),
+        ("created", &created),
+        ("queued", &queued),
+        ("in_progress", &in_progress),
+        ("completed", &[]),
+        ("failed", &[]),
+        ("canceled", &[]),
+        ("rejected", &[]),
+        ("incomplete", &[]),
+    ]))
 }
 
 /// The message an Agent API event is in [`agent_api_response`]: `(Party::Server, <type>, <body>)`
