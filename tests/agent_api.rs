@@ -374,6 +374,39 @@ fn split_updates_keep_an_unusual_object_of_a_message_or_content() {
     assert_eq!(s, j);
 }
 
+/// An event's data that is not UTF-8 is decoded with replacements (U+FFFD, WHATWG's "UTF-8
+/// decode"), in a delta's text, a message's nested content and an unknown member's key alike,
+/// and `AgentStream` reads it as an `Assembler` fed the decoder's events does.
+#[test]
+fn event_data_that_is_not_utf8_reads_with_replacement_characters() {
+    let mut sse = Vec::new();
+    sse.extend_from_slice(
+        b"data: {\"object\":\"message\",\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"object\":\"content\",\"type\":\"text\",\"text\":\"a\xffb\"}]}\n\n",
+    );
+    sse.extend_from_slice(text_delta_event("m1", "ok").as_bytes());
+    sse.extend_from_slice(
+        b"data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":\"caf\xc3\xa9 \xe2\x82!\"}\n\n",
+    );
+    sse.extend_from_slice(
+        b"data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"x\xfe\":1,\"text\":\".\"}\n\n",
+    );
+    let (response, updates) = assemble(&[&sse], false);
+    assert_eq!(deltas(&updates), ["ok", "caf\u{e9} \u{FFFD}!", "."]);
+    let content = &response.output[0].content[0];
+    assert_eq!(
+        content.text.as_deref(),
+        Some("a\u{FFFD}bokcaf\u{e9} \u{FFFD}!.")
+    );
+    // The same events decoded by the SSE decoder, then read from their `str`.
+    let mut a = agentwire::dialect::agent_api::Assembler::new(AssemblerOptions::default());
+    for data in events_of(&sse) {
+        a.push_data(&data);
+    }
+    a.finish();
+    assert_eq!(a.drain_updates(), updates);
+    assert_eq!(a.response(), &response);
+}
+
 #[test]
 fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     // Two- and three-byte characters, one outside the BMP (a surrogate pair in JavaScript),
