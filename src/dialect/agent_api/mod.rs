@@ -306,7 +306,7 @@ impl ErrorCode for AgentApiError {
 }
 
 /// A number in an error message, written as JavaScript's `String(value)` writes it for the usual
-/// values: the shortest digits that read back the same (ryu's, as serde_json writes floats),
+/// values: the shortest digits that read back the same (as serde_json writes floats),
 /// without a trailing `.0` (`3`, `2.5`, `-0.1`), and `NaN`, `Infinity`, `-Infinity`. (Not with
 /// `{}` of an `f64`: core's float formatting, about 13 KB of the wasm module, would be linked for
 /// this one message.)
