@@ -4,7 +4,7 @@
 
 mod common;
 
-use agentwire::sse::{SseDecoder, SseError, SseItem, SseOptions};
+use agentwire::sse::{SseDecoder, SseError, SseItem, SseItemBytes, SseOptions};
 use agentwire::ErrorCode;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +22,8 @@ fn own(item: SseItem<'_>) -> Item {
     }
 }
 
+/// The items of `chunks`; `feed_bytes` and `finish_bytes` (each event's data decoded afterwards)
+/// give the same.
 fn decode_chunks(chunks: &[&[u8]], options: SseOptions) -> Vec<Item> {
     let mut decoder = SseDecoder::with_options(options);
     let mut out = Vec::new();
@@ -29,6 +31,18 @@ fn decode_chunks(chunks: &[&[u8]], options: SseOptions) -> Vec<Item> {
         decoder.feed(chunk, &mut |i| out.push(own(i)));
     }
     decoder.finish(&mut |i| out.push(own(i)));
+    let mut decoder = SseDecoder::with_options(options);
+    let mut raw = Vec::new();
+    let mut own_bytes = |item: SseItemBytes<'_>| match item {
+        SseItemBytes::Event(e) => e.decoded(|e| raw.push(own(SseItem::Event(e)))),
+        SseItemBytes::Retry(ms) => raw.push(Item::Retry(ms)),
+        SseItemBytes::Error(e) => raw.push(Item::Error(e)),
+    };
+    for chunk in chunks {
+        decoder.feed_bytes(chunk, &mut own_bytes);
+    }
+    decoder.finish_bytes(&mut own_bytes);
+    assert_eq!(raw, out, "feed_bytes and feed differ");
     out
 }
 

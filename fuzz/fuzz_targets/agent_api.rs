@@ -2,12 +2,14 @@
 //! strict mode, with default and tiny limits, retaining or releasing finished messages, with and
 //! without a reconnect, never panic; the same bytes split differently give the same response and
 //! updates; the JSON drain and the split drain (read back) agree with the typed one, and so does
-//! the response in split form.
+//! the response in split form; and `AgentStream`, whose event reader checks the UTF-8 of each
+//! event's data as it reads it, agrees with an `Assembler` fed the SSE decoder's decoded events.
 #![no_main]
 
 use agentwire::dialect::agent_api::{
-    AgentResponse, AgentStream, AssemblerOptions, SplitUpdates, StreamUpdate,
+    AgentResponse, AgentStream, Assembler, AssemblerOptions, SplitUpdates, StreamUpdate,
 };
+use agentwire::sse::{SseDecoder, SseItem};
 use agentwire::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -109,6 +111,23 @@ fn run(o: AssemblerOptions, chunks: &[&[u8]], reconnect_at: Option<usize>, how: 
     out
 }
 
+/// The bytes decoded by the SSE decoder's `feed` (each event's data as a `str`, invalid UTF-8
+/// replaced), the events pushed into an `Assembler`: what `AgentStream` does without the stream
+/// byte limit (the caller skips that option).
+fn decoded(o: AssemblerOptions, bytes: &[u8]) -> (AgentResponse, Vec<StreamUpdate>) {
+    let mut a = Assembler::new(o);
+    let mut sse = SseDecoder::with_options(o.sse);
+    let on_item = |a: &mut Assembler, item: SseItem<'_>| match item {
+        SseItem::Event(e) => a.push_sse_event(&e),
+        SseItem::Retry(_) => {}
+        SseItem::Error(e) => a.sse_issue(e),
+    };
+    sse.feed(bytes, &mut |item| on_item(&mut a, item));
+    sse.finish(&mut |item| on_item(&mut a, item));
+    a.finish();
+    (a.response().clone(), a.drain_updates())
+}
+
 fuzz_target!(|data: &[u8]| {
     let (flags, rest) = common::split_first(data);
     let (seed, bytes) = common::split_first(rest);
@@ -128,6 +147,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let whole = run(o, &[bytes], None, Drain::Typed);
+    if o.limits.max_stream_bytes.is_none() {
+        let (response, updates) = decoded(o, bytes);
+        assert_eq!(whole.response, response, "AgentStream and the decoded events differ");
+        assert_eq!(whole.updates, updates, "AgentStream and the decoded events differ");
+    }
     if flags & 64 == 0 {
         let split = run(o, &chunks, None, Drain::Typed);
         assert_eq!(

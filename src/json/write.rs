@@ -10,7 +10,7 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     // The bytes to escape are exactly those the JSON scanner stops at: `"`, `\` and controls.
-    while let Some(i) = crate::json::scan::next_special(bytes, start) {
+    while let Some((i, _)) = crate::json::scan::next_special(bytes, start) {
         let Some(&b) = bytes.get(i) else { break };
         // `i` is an ASCII byte, so both slices end on character boundaries.
         out.push_str(s.get(start..i).unwrap_or(""));

@@ -57,6 +57,63 @@ pub enum SseItem<'a> {
     Error(SseError),
 }
 
+/// An event as [`SseDecoder::feed_bytes`] dispatches it: an [`SseEvent`] whose data is not yet
+/// decoded from UTF-8. Its `data` is the data buffer's bytes (with the final LF removed), which may
+/// be any bytes: whoever reads it decodes it as UTF-8 with invalid sequences replaced by U+FFFD
+/// (WHATWG HTML §9.2.6: the stream is decoded with "UTF-8 decode"), as
+/// [`SseEventBytes::decoded`] does. `event` and `id` are decoded already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEventBytes<'a> {
+    /// Event type: the last `event` field's value, or `"message"`.
+    pub event: &'a str,
+    /// The event's data, undecoded: every `data` field's value joined with LF.
+    pub data: &'a [u8],
+    /// The last event ID string when this event was dispatched.
+    pub id: &'a str,
+    /// Whether the event's own lines set `id` (see [`SseEvent::has_id`]).
+    pub has_id: bool,
+}
+
+impl SseEventBytes<'_> {
+    /// Calls `f` with the event, its data decoded: borrowed when it is valid UTF-8 (checked by the
+    /// standard library's validator), else a copy with each invalid sequence replaced by U+FFFD.
+    pub fn decoded<R>(&self, f: impl FnOnce(SseEvent<'_>) -> R) -> R {
+        let data = match std::str::from_utf8(self.data) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(self.data),
+        };
+        f(SseEvent {
+            event: self.event,
+            data: &data,
+            id: self.id,
+            has_id: self.has_id,
+        })
+    }
+}
+
+/// What [`SseDecoder::feed_bytes`] hands to its sink: an [`SseItem`] whose event is an
+/// [`SseEventBytes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItemBytes<'a> {
+    /// A dispatched event, its data not yet decoded.
+    Event(SseEventBytes<'a>),
+    /// A `retry` field with a valid value: the new reconnection time, in milliseconds.
+    Retry(u64),
+    /// A recoverable decoding error.
+    Error(SseError),
+}
+
+impl SseItemBytes<'_> {
+    /// Calls `sink` with the item, its event's data decoded ([`SseEventBytes::decoded`]).
+    fn decoded(self, sink: &mut impl FnMut(SseItem<'_>)) {
+        match self {
+            SseItemBytes::Event(e) => e.decoded(|e| sink(SseItem::Event(e))),
+            SseItemBytes::Retry(ms) => sink(SseItem::Retry(ms)),
+            SseItemBytes::Error(e) => sink(SseItem::Error(e)),
+        }
+    }
+}
+
 /// Options of [`SseDecoder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SseOptions {
@@ -235,7 +292,17 @@ impl SseDecoder {
     ///
     /// # Errors
     /// Errors go to the sink as [`SseItem::Error`] ([`SseError::EventTooLarge`]); decoding continues.
-    pub fn feed(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+    pub fn feed(&mut self, bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+        self.feed_bytes(bytes, &mut |item| item.decoded(sink));
+    }
+
+    /// [`feed`](Self::feed) for a reader that decodes each event's data from UTF-8 itself: the
+    /// same items, each event's data left undecoded ([`SseEventBytes`]). The Agent API's event
+    /// reader checks UTF-8 as it parses, rather than in a pass of its own before.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_bytes(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         self.bytes_fed += bytes.len() as u64;
         if let Some(held) = &mut self.bom {
             // Strip one leading BOM, which may itself arrive split across chunks.
@@ -265,18 +332,33 @@ impl SseDecoder {
     /// through `feed` and everything else through `feed_dyn` and `finish_dyn`: two instances of the
     /// decoder instead of nine, 2.2 KB of the gzipped module.
     pub fn feed_dyn(&mut self, bytes: &[u8], mut sink: &mut dyn FnMut(SseItem<'_>)) {
-        self.feed(bytes, &mut sink);
+        self.feed_bytes_dyn(bytes, &mut |item| item.decoded(&mut sink));
     }
 
     /// [`finish`](Self::finish) with the sink as a trait object: see [`feed_dyn`](Self::feed_dyn).
     pub fn finish_dyn(&mut self, mut sink: &mut dyn FnMut(SseItem<'_>)) {
-        self.finish(&mut sink);
+        self.finish_bytes_dyn(&mut |item| item.decoded(&mut sink));
+    }
+
+    /// The one compiled decoder of [`feed_dyn`](Self::feed_dyn) and
+    /// [`finish_dyn`](Self::finish_dyn).
+    fn feed_bytes_dyn(&mut self, bytes: &[u8], mut sink: &mut dyn FnMut(SseItemBytes<'_>)) {
+        self.feed_bytes(bytes, &mut sink);
+    }
+
+    fn finish_bytes_dyn(&mut self, mut sink: &mut dyn FnMut(SseItemBytes<'_>)) {
+        self.finish_bytes(&mut sink);
     }
 
     /// Ends the stream. An event that no blank line terminated is not dispatched (WHATWG: "any pending
     /// data must be discarded") but reported, with what it held, as [`SseError::IncompleteEvent`].
     /// The decoder is then [`reset`](Self::reset).
     pub fn finish(&mut self, sink: &mut impl FnMut(SseItem<'_>)) {
+        self.finish_bytes(&mut |item| item.decoded(sink));
+    }
+
+    /// [`finish`](Self::finish) for the reader of [`feed_bytes`](Self::feed_bytes).
+    pub fn finish_bytes(&mut self, sink: &mut impl FnMut(SseItemBytes<'_>)) {
         if let Some(held) = self.bom.take() {
             self.process(&held, sink);
         }
@@ -296,7 +378,7 @@ impl SseDecoder {
         {
             let data = String::from_utf8_lossy(self.data.strip_suffix(b"\n").unwrap_or(&self.data))
                 .into_owned();
-            sink(SseItem::Error(SseError::IncompleteEvent {
+            sink(SseItemBytes::Error(SseError::IncompleteEvent {
                 event: std::mem::take(&mut self.event_type),
                 data,
                 truncated: self.skipping,
@@ -305,7 +387,7 @@ impl SseDecoder {
         self.reset();
     }
 
-    fn process(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+    fn process(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         // Nothing to do; in particular a CR at the end of the last bytes must still be remembered
         // (found by fuzzing: the first two bytes `x\r`, held while looking for a BOM, were
         // followed by an empty call that forgot the CR, and the next chunk's LF became a blank line).
@@ -390,7 +472,7 @@ impl SseDecoder {
     }
 
     /// Keeps an unterminated line's bytes until its terminator arrives.
-    fn hold(&mut self, bytes: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+    fn hold(&mut self, bytes: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         if self.skipping {
             self.skipped_line_len += bytes.len();
         } else if self.fits(bytes.len()) {
@@ -404,8 +486,8 @@ impl SseDecoder {
         self.event_size + self.line.len() + more <= self.options.max_event_size
     }
 
-    fn too_large(&mut self, more: usize, sink: &mut impl FnMut(SseItem<'_>)) {
-        sink(SseItem::Error(SseError::EventTooLarge {
+    fn too_large(&mut self, more: usize, sink: &mut impl FnMut(SseItemBytes<'_>)) {
+        sink(SseItemBytes::Error(SseError::EventTooLarge {
             limit: self.options.max_event_size,
         }));
         self.skipping = true;
@@ -426,7 +508,7 @@ impl SseDecoder {
     }
 
     /// Processes one complete line (without its terminator).
-    fn line_done(&mut self, line: &[u8], sink: &mut impl FnMut(SseItem<'_>)) {
+    fn line_done(&mut self, line: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         if line.is_empty() {
             self.dispatch(None, sink);
             return;
@@ -470,7 +552,7 @@ impl SseDecoder {
                     acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
                 });
                 self.retry = Some(ms);
-                sink(SseItem::Retry(ms));
+                sink(SseItemBytes::Retry(ms));
             }
             _ => {} // "Otherwise: The field is ignored."
         }
@@ -478,7 +560,7 @@ impl SseDecoder {
 
     /// Dispatches the event (a blank line ended it): its data is the data buffer, or `line`, the
     /// value of its only `data` line (the data buffer is then empty).
-    fn dispatch(&mut self, line: Option<&[u8]>, sink: &mut impl FnMut(SseItem<'_>)) {
+    fn dispatch(&mut self, line: Option<&[u8]>, sink: &mut impl FnMut(SseItemBytes<'_>)) {
         self.event_size = 0;
         let has_id = std::mem::take(&mut self.id_in_event);
         if self.last_event_id != self.id_buffer {
@@ -495,25 +577,17 @@ impl SseDecoder {
                 &self.data
             }
         };
-        {
-            // Valid UTF-8 (nearly always) is checked by the fast validator; only invalid input
-            // takes the replacing path.
-            let data = match std::str::from_utf8(data) {
-                Ok(s) => std::borrow::Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(data),
-            };
-            let event = if self.event_type.is_empty() {
-                "message"
-            } else {
-                &self.event_type
-            };
-            sink(SseItem::Event(SseEvent {
-                event,
-                data: &data,
-                id: &self.last_event_id,
-                has_id,
-            }));
-        }
+        let event = if self.event_type.is_empty() {
+            "message"
+        } else {
+            &self.event_type
+        };
+        sink(SseItemBytes::Event(SseEventBytes {
+            event,
+            data,
+            id: &self.last_event_id,
+            has_id,
+        }));
         self.data.clear();
         self.event_type.clear();
     }

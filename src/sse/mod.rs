@@ -25,7 +25,9 @@ mod decoder;
 mod encode;
 mod resume;
 
-pub use decoder::{OwnedSseEvent, SseDecoder, SseEvent, SseItem, SseOptions};
+pub use decoder::{
+    OwnedSseEvent, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
+};
 pub use encode::{encode_comment, encode_event, encode_retry};
 pub use resume::{Admission, EventCursor, ResumeError};
 

@@ -16,7 +16,9 @@ use crate::error::ErrorCode;
 pub use crate::error::Severity;
 use crate::json::scan::eq_words;
 use crate::json::write::write_value;
-use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
+use crate::sse::{
+    Admission, EventCursor, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
+};
 use crate::wire::JsonMap;
 
 /// Options of [`Assembler`] and [`AgentStream`].
@@ -398,11 +400,24 @@ impl Assembler {
     /// [`reconnect`](Self::reconnect), an event whose `sequence_number` was already applied is
     /// skipped.
     pub fn push_data(&mut self, data: &str) {
-        self.push_admitted(data, true);
+        self.push_admitted(data.as_bytes(), true);
     }
 
     /// Applies one SSE event, skipping it if a resumed stream already applied it.
     pub fn push_sse_event(&mut self, event: &SseEvent<'_>) {
+        self.push_sse_bytes(&SseEventBytes {
+            event: event.event,
+            data: event.data.as_bytes(),
+            id: event.id,
+            has_id: event.has_id,
+        });
+    }
+
+    /// [`push_sse_event`](Self::push_sse_event) with the event's data undecoded, as
+    /// [`SseDecoder::feed_bytes`] hands it on: the event reader checks its UTF-8 as it reads it
+    /// (data that is not UTF-8 is read with replacement characters, as `push_sse_event` of the
+    /// decoded event would).
+    pub fn push_sse_bytes(&mut self, event: &SseEventBytes<'_>) {
         if self.stopped {
             return;
         }
@@ -433,21 +448,30 @@ impl Assembler {
         }
     }
 
-    fn push_admitted(&mut self, data: &str, by_sequence: bool) {
-        if self.stopped || data == "[DONE]" {
+    /// Applies one event's data, as it came (UTF-8 is checked by the reader, or by the decoding
+    /// with replacement characters that precedes the full parser).
+    fn push_admitted(&mut self, data: &[u8], by_sequence: bool) {
+        if self.stopped || data == b"[DONE]" {
             return; // `[DONE]`: an end-of-stream sentinel some servers add; not an event
         }
         let max_depth = self.options.limits.max_depth;
         // The fast path answers for plain events; anything else gets the depth check and the full
         // parser, which report exactly what is wrong. (The event is filled in place: it is large,
         // and moving it cost more than reading a small event.)
+        let text;
         let mut raw = RawEvent::default();
         if !raw.scan_into(data, max_depth) {
-            if let Some(offset) = limits::nesting_exceeds(data.as_bytes(), max_depth) {
-                self.violation(limits::too_deep(data, max_depth, offset).into());
+            // WHATWG HTML §9.2.6: the stream is decoded with "UTF-8 decode" (invalid sequences
+            // replaced), which the fast path leaves to here.
+            text = match std::str::from_utf8(data) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(data),
+            };
+            if let Some(offset) = limits::nesting_exceeds(text.as_bytes(), max_depth) {
+                self.violation(limits::too_deep(&text, max_depth, offset).into());
                 return self.end_event();
             }
-            match RawEvent::parse(data) {
+            match RawEvent::parse(&text) {
                 Ok(parsed) => raw = parsed,
                 Err(e) => {
                     self.violation(e);
@@ -1804,17 +1828,17 @@ impl AgentStream {
         let (bytes, over) = limits::admit_bytes(&mut self.bytes, limit, bytes);
         let assembler = &mut self.assembler;
         self.sse
-            .feed(bytes, &mut |item| Self::on_item(assembler, item));
+            .feed_bytes(bytes, &mut |item| Self::on_item(assembler, item));
         if let (true, Some(limit)) = (over, limit) {
             self.assembler.stream_too_large(limit);
         }
     }
 
-    fn on_item(assembler: &mut Assembler, item: SseItem<'_>) {
+    fn on_item(assembler: &mut Assembler, item: SseItemBytes<'_>) {
         match item {
-            SseItem::Event(e) => assembler.push_sse_event(&e),
-            SseItem::Retry(_) => {}
-            SseItem::Error(e) => assembler.sse_issue(e),
+            SseItemBytes::Event(e) => assembler.push_sse_bytes(&e),
+            SseItemBytes::Retry(_) => {}
+            SseItemBytes::Error(e) => assembler.sse_issue(e),
         }
     }
 
@@ -1841,8 +1865,13 @@ impl AgentStream {
     /// Ends the stream (see [`Assembler::finish`]).
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
-        self.sse
-            .finish_dyn(&mut |item| Self::on_item(assembler, item));
+        // (The decoder shared with the other dialects: what `finish` may still dispatch is at most
+        // the few bytes held while looking for a byte order mark.)
+        self.sse.finish_dyn(&mut |item| match item {
+            SseItem::Event(e) => assembler.push_sse_event(&e),
+            SseItem::Retry(_) => {}
+            SseItem::Error(e) => assembler.sse_issue(e),
+        });
         self.assembler.finish();
     }
 
