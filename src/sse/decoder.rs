@@ -78,16 +78,24 @@ impl SseEventBytes<'_> {
     /// Calls `f` with the event, its data decoded: borrowed when it is valid UTF-8 (checked by the
     /// standard library's validator), else a copy with each invalid sequence replaced by U+FFFD.
     pub fn decoded<R>(&self, f: impl FnOnce(SseEvent<'_>) -> R) -> R {
-        let data = match std::str::from_utf8(self.data) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(self.data),
-        };
+        let data = utf8_decode(self.data);
         f(SseEvent {
             event: self.event,
             data: &data,
             id: self.id,
             has_id: self.has_id,
         })
+    }
+}
+
+/// `bytes` decoded as UTF-8 with each invalid sequence replaced by U+FFFD (the Encoding standard's
+/// "UTF-8 decode", which WHATWG HTML §9.2.6 decodes the stream with): borrowed when they are valid
+/// (nearly always), which the standard library's validator checks faster than
+/// `String::from_utf8_lossy` alone does.
+pub(crate) fn utf8_decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
@@ -329,8 +337,8 @@ impl SseDecoder {
     /// closure type it is called with, the closure inlined into the decoder (the fastest path, for
     /// a caller on a hot path); every caller of `feed_dyn` shares one compiled decoder, at the cost
     /// of a call through the trait object per item. The wasm module decodes the Agent API's stream
-    /// through `feed` and everything else through `feed_dyn` and `finish_dyn`: two instances of the
-    /// decoder instead of nine, 2.2 KB of the gzipped module.
+    /// through [`feed_bytes`](Self::feed_bytes) and everything else through `feed_dyn` and
+    /// `finish_dyn`: two instances of the decoder instead of nine, 2.2 KB of the gzipped module.
     pub fn feed_dyn(&mut self, bytes: &[u8], mut sink: &mut dyn FnMut(SseItem<'_>)) {
         self.feed_bytes_dyn(bytes, &mut |item| item.decoded(&mut sink));
     }

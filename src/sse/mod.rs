@@ -25,6 +25,7 @@ mod decoder;
 mod encode;
 mod resume;
 
+pub(crate) use decoder::utf8_decode;
 pub use decoder::{
     OwnedSseEvent, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
 };

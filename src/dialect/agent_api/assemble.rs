@@ -463,10 +463,7 @@ impl Assembler {
         if !raw.scan_into(data, max_depth) {
             // WHATWG HTML §9.2.6: the stream is decoded with "UTF-8 decode" (invalid sequences
             // replaced), which the fast path leaves to here.
-            text = match std::str::from_utf8(data) {
-                Ok(s) => std::borrow::Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(data),
-            };
+            text = crate::sse::utf8_decode(data);
             if let Some(offset) = limits::nesting_exceeds(text.as_bytes(), max_depth) {
                 self.violation(limits::too_deep(&text, max_depth, offset).into());
                 return self.end_event();
