@@ -108,7 +108,7 @@ fn checked_str(bytes: &[u8], ascii: bool) -> Option<&str> {
         debug_assert!(bytes.is_ascii(), "{bytes:?}");
         // SAFETY: `ascii` says the scan found every byte of `bytes` below 0x80 (the high bits of
         // the words it read, masked to the bytes before the special one it stopped at; see
-        // `search_special`), and a byte below 0x80 is a whole UTF-8 character. The debug assertion
+        // `next_special`), and a byte below 0x80 is a whole UTF-8 character. The debug assertion
         // checks it in the tests and under the fuzzers.
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     } else {
@@ -329,9 +329,8 @@ pub(crate) struct Members<'a> {
 }
 
 impl<'a> Members<'a> {
-    /// Starts at the opening brace; `None` if `text` does not start (after whitespace) with one.
-    pub(crate) fn new(text: &'a [u8], max_depth: usize) -> Option<Self> {
-        let b = text;
+    /// Starts at the opening brace; `None` if `b` does not start (after whitespace) with one.
+    pub(crate) fn new(b: &'a [u8], max_depth: usize) -> Option<Self> {
         if max_depth == 0 {
             return None;
         }
@@ -340,7 +339,7 @@ impl<'a> Members<'a> {
             return None;
         }
         Some(Self {
-            text,
+            text: b,
             i: skip_ws(b, i + 1),
             max_depth,
             first: true,
