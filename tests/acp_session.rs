@@ -318,6 +318,15 @@ fn strict_sessions_stop_at_the_first_invalid_server_message() {
         issues(&updates),
         [(Severity::Error, "move-not-allowed".to_owned())]
     );
+    // The issue carries the violation itself (one shared error, not a copy).
+    let issue_error = updates.iter().find_map(|u| match u {
+        SessionUpdate::Issue { error, .. } => Some(error),
+        _ => None,
+    });
+    assert!(std::ptr::eq(
+        &**issue_error.unwrap(),
+        session.violation().unwrap()
+    ));
     assert!(!updates
         .iter()
         .any(|u| matches!(u, SessionUpdate::Acp(a) if matches!(**a, Update::Generic { .. }))));

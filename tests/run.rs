@@ -253,6 +253,8 @@ fn chat_moves_idle_to_running_and_back() {
 fn researcher_ends_in_done_with_its_sources() {
     let schema = Arc::new(builtin::researcher());
     let mut run = Run::new("r2", schema.clone());
+    // The run shares the schema it was given (what `RunSession.schema` hands to JavaScript).
+    assert!(Arc::ptr_eq(run.shared_schema(), &schema));
     run.apply(Party::Client, "message", &text("Is Pluto a planet?"))
         .unwrap();
     // Without the required text, with a source that is not a URI.

@@ -148,7 +148,8 @@ export class RunSession implements RunSessionView {
     return this.#inner.messages;
   }
 
-  /** The schema (a new object each time; free it when done, or let the garbage collector). */
+  /** The schema (a new object each time, sharing the session's schema in wasm memory; free it when
+   * done, or let the garbage collector). */
   get schema(): Wasm.CommunicationSchema {
     return this.#inner.schema;
   }

@@ -91,6 +91,12 @@ impl Run {
         &self.schema
     }
 
+    /// The communication schema as the run shares it: clone the `Arc` to hand the schema on
+    /// (to another run, or to JavaScript) without copying it.
+    pub fn shared_schema(&self) -> &Arc<CommunicationSchema> {
+        &self.schema
+    }
+
     /// Whether the run is in a terminal state (one with no transitions).
     pub fn is_terminal(&self) -> bool {
         self.schema.is_terminal(&self.state)

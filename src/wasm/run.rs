@@ -234,10 +234,10 @@ impl JsRunSession {
         self.run.messages().last().map(to_ts).transpose()
     }
 
-    /// The schema.
+    /// The schema (shared with the session, not copied).
     #[wasm_bindgen(getter)]
     pub fn schema(&self) -> JsCommunicationSchema {
-        JsCommunicationSchema(Arc::new(self.run.schema().clone()))
+        JsCommunicationSchema(Arc::clone(self.run.shared_schema()))
     }
 
     /// The moves allowed now (of `party` only, when given): what a UI enables.

@@ -203,6 +203,21 @@ test("listeners: self-loops are not state changes, and unsubscribing stops them"
   assert.match(session.toMermaid(), /running --> cancelled: client cancel/);
 });
 
+test("a session's schema is the one it runs (shared, not copied): freeing either leaves the session working", () => {
+  const schema = CommunicationSchema.builtin("longRunning");
+  const session = new RunSession(schema);
+  const seen = session.schema;
+  assert.deepEqual(seen.toJson(), schema.toJson());
+  assert.deepEqual(seen.states(), schema.states());
+  seen.free();
+  schema.free();
+  session.send("message", "Crawl the site");
+  assert.equal(session.state, "running");
+  assert.deepEqual(session.allowedMoves("client").map((m) => m.type), ["cancel"]);
+  assert.match(session.toMermaid(), /running --> cancelled: client cancel/);
+  assert.deepEqual(session.schema.toJson(), CommunicationSchema.builtin("longRunning").toJson());
+});
+
 test("bodies: a text, parts or a whole body", () => {
   assert.deepEqual(toBody("hi"), text("hi"));
   assert.deepEqual(toBody(text("hi").parts), text("hi"));

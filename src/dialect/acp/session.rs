@@ -72,9 +72,10 @@ pub enum SessionUpdate {
         message: String,
         /// The error's details (the state, the refused move, the moves allowed).
         details: serde_json::Value,
-        /// The typed error.
+        /// The typed error (shared with [`AcpSession::violation`] when it stopped a strict
+        /// session).
         #[serde(skip)]
-        error: Box<RunError>,
+        error: Arc<RunError>,
     },
     /// A change to the assembled run.
     #[serde(untagged)]
@@ -136,7 +137,8 @@ pub struct AcpSession {
     lifecycle: crate::run::Run,
     /// Updates of the session, with the assembler's earlier updates moved in before them.
     updates: Vec<SessionUpdate>,
-    violation: Option<RunError>,
+    /// Shared with the error's [`SessionUpdate::Issue`] (one error, not a copy).
+    violation: Option<Arc<RunError>>,
 }
 
 impl AcpSession {
@@ -191,7 +193,7 @@ impl AcpSession {
 
     /// In a strict session, the inbound error that stopped it.
     pub fn violation(&self) -> Option<&RunError> {
-        self.violation.as_ref()
+        self.violation.as_deref()
     }
 
     /// `create`: the client starts the run with `POST /runs` (the body is the input's parts).
@@ -385,7 +387,7 @@ impl AcpSession {
         match result {
             Ok(warning) => {
                 if let Some(w) = warning {
-                    self.issue(Severity::Warning, w);
+                    self.issue(Severity::Warning, Arc::new(w));
                 }
                 self.moved(from, Party::Server, message_type);
                 true
@@ -398,11 +400,12 @@ impl AcpSession {
     fn refused(&mut self, error: RunError) -> bool {
         match self.options.inbound {
             Inbound::Lenient => {
-                self.issue(Severity::Warning, error);
+                self.issue(Severity::Warning, Arc::new(error));
                 true
             }
             Inbound::Strict => {
-                self.issue(Severity::Error, error.clone());
+                let error = Arc::new(error);
+                self.issue(Severity::Error, Arc::clone(&error));
                 self.violation = Some(error);
                 false
             }
@@ -423,13 +426,13 @@ impl AcpSession {
         self.push(SessionUpdate::State { from, to, via });
     }
 
-    fn issue(&mut self, severity: Severity, error: RunError) {
+    fn issue(&mut self, severity: Severity, error: Arc<RunError>) {
         self.push(SessionUpdate::Issue {
             severity,
             code: error.code().to_owned(),
             message: error.to_string(),
             details: error.details(),
-            error: Box::new(error),
+            error,
         });
     }
 
