@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-/// A member's key, as [`Members::next`] found it.
+/// A member's key, as [`Members::key`] found it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Key<'a, K> {
     /// A key the caller's recognizer named.
@@ -92,6 +92,21 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool, bool)> {
             _ => return None, // a control character
         }
     }
+}
+
+/// The string starting at `b[i] == b'"'`, unescaped (borrowed when it has no escapes), and the
+/// index after its closing quote; `None` for a string [`scan_string`] declines, or one that is not
+/// UTF-8.
+#[inline(always)] // one call site
+fn string_at(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize)> {
+    let (end, escaped, ascii) = scan_string(b, i)?;
+    let s = if escaped {
+        let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
+        Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
+    } else {
+        Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
+    };
+    Some((s, end + 1))
 }
 
 /// The `str` of a string's content (or of a number's digits) the scanner read: taken as it is when
@@ -313,11 +328,15 @@ fn skip_nested(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usi
 }
 
 /// The members of the JSON object `text` (at most `max_depth` levels deep, the object itself
-/// being level 1), in order: call [`Members::next`] until it answers `Some(None)` (the whole text
-/// was one object, scanned to its end) or `None` (use a full parser).
+/// being level 1), in order: call [`Members::key`] until it answers `Some(None)` (the whole text
+/// was one object, scanned to its end) or `None` (use a full parser), and after each key read its
+/// value with [`Members::value`], or first try [`Members::literal`] for a value the caller
+/// expects.
 ///
-/// A loop over `next` rather than a callback, so that the caller's handling of each member is
-/// compiled into the same loop as the scan (the hot path reads every event this way).
+/// A loop over `key` rather than a callback, so that the caller's handling of each member is
+/// compiled into the same loop as the scan (the hot path reads every event this way); and the key
+/// apart from its value, so that the caller can compare the value it expects for that key before
+/// the value is scanned.
 pub(crate) struct Members<'a> {
     /// The object's text, read as bytes: not necessarily UTF-8 (see [`checked_str`]).
     text: &'a [u8],
@@ -348,6 +367,23 @@ impl<'a> Members<'a> {
 
     /// The next member as `Some(Some((key, value)))`; `Some(None)` at the end of the object when
     /// nothing but whitespace follows it; `None` for anything the scanner does not handle.
+    /// [`Members::key`] then [`Members::value`]; see `key` for `known`.
+    #[cfg(test)]
+    #[allow(clippy::option_option)] // three outcomes: a member, the end, or "use a full parser"
+    pub(crate) fn next<K>(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(K, usize)>,
+    ) -> Option<Option<(Key<'a, K>, Scanned<'a>)>> {
+        match self.key(known)? {
+            Some(key) => Some(Some((key, self.value()?))),
+            None => Some(None),
+        }
+    }
+
+    /// The next member's key as `Some(Some(key))`, read up to its value (which
+    /// [`Members::value`] or [`Members::literal`] reads next); `Some(None)` at the end of the
+    /// object when nothing but whitespace follows it; `None` for anything the scanner does not
+    /// handle.
     ///
     /// `known` may recognize a key without the string scan: given the bytes after the key's
     /// opening quote, it answers `Some((k, n))` when they start with the `n` bytes of the key it
@@ -355,11 +391,11 @@ impl<'a> Members<'a> {
     /// that a `"` follows (so `known` need not: `"texts"` is not taken for `"text"`) and answers
     /// [`Key::Known`]; every other key is scanned and answered as [`Key::Other`].
     #[inline(always)] // one call site: the hot loop of the Agent API's event reader
-    #[allow(clippy::option_option)] // three outcomes: a member, the end, or "use a full parser"
-    pub(crate) fn next<K>(
+    #[allow(clippy::option_option)] // three outcomes: a key, the end, or "use a full parser"
+    pub(crate) fn key<K>(
         &mut self,
         known: impl Fn(&[u8]) -> Option<(K, usize)>,
-    ) -> Option<Option<(Key<'a, K>, Scanned<'a>)>> {
+    ) -> Option<Option<Key<'a, K>>> {
         let b = self.text;
         let mut i = self.i;
         if std::mem::take(&mut self.first) {
@@ -395,18 +431,37 @@ impl<'a> Members<'a> {
         if b.get(i) != Some(&b':') {
             return None;
         }
-        i = skip_ws(b, i + 1);
+        self.i = skip_ws(b, i + 1);
+        Some(Some(key))
+    }
+
+    /// Whether the value [`Members::key`] left next is exactly the string `quoted` (its JSON text,
+    /// quotes included, with no escape or control character inside); if it is, the value is read
+    /// (the next call is to `key`), else nothing is (the next call is to `value`). For values a
+    /// reader expects nearly always (`"object":"content"`): compared a word at a time, with no
+    /// search for the closing quote and no `str` made.
+    #[inline(always)]
+    pub(crate) fn literal(&mut self, quoted: &[u8]) -> bool {
+        let b = self.text;
+        let hit = b
+            .get(self.i..)
+            .is_some_and(|rest| starts_with_words(rest, quoted));
+        if hit {
+            self.i = skip_ws(b, self.i + quoted.len());
+        }
+        hit
+    }
+
+    /// The value [`Members::key`] left next; `None` for anything the scanner does not handle.
+    #[inline(always)] // one call site: the hot loop of the Agent API's event reader
+    pub(crate) fn value(&mut self) -> Option<Scanned<'a>> {
+        let b = self.text;
+        let i = self.i;
         // Value.
         let (value, next) = match *b.get(i)? {
             b'"' => {
-                let (end, escaped, ascii) = scan_string(b, i)?;
-                let s = if escaped {
-                    let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
-                    Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
-                } else {
-                    Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
-                };
-                (Scanned::Str(s), end + 1)
+                let (s, next) = string_at(b, i)?;
+                (Scanned::Str(s), next)
             }
             b'{' | b'[' => {
                 let end = skip_nested(b, i, 1, self.max_depth)?;
@@ -465,7 +520,7 @@ impl<'a> Members<'a> {
             _ => return None,
         };
         self.i = skip_ws(b, next);
-        Some(Some((key, value)))
+        Some(value)
     }
 }
 
@@ -554,6 +609,45 @@ mod tests {
                 prop_assert!(!eq_words(&a, &c));
             }
         });
+    }
+
+    #[test]
+    fn a_literal_reads_the_value_only_when_it_is_exactly_that_string() {
+        let text = br#"{"a":"content" ,"b":"contents","c":"con\u0074ent","d":"conte","e":true}"#;
+        let mut m = Members::new(text, 8).unwrap();
+        let key = |m: &mut Members<'_>| match m.key(|_| None::<((), usize)>) {
+            Some(Some(Key::Other(k))) => k.to_owned(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(key(&mut m), "a");
+        assert!(
+            m.literal(br#""content""#),
+            "the value and the whitespace after it are read"
+        );
+        assert_eq!(key(&mut m), "b");
+        assert!(
+            !m.literal(br#""content""#),
+            "a longer string is not the literal"
+        );
+        assert_eq!(m.value(), Some(Scanned::Str(Cow::Borrowed("contents"))));
+        assert_eq!(key(&mut m), "c");
+        assert!(
+            !m.literal(br#""content""#),
+            "an escaped string is left to `value`"
+        );
+        assert_eq!(m.value(), Some(Scanned::Str(Cow::Owned("content".into()))));
+        assert_eq!(key(&mut m), "d");
+        assert!(!m.literal(br#""content""#), "nor is a shorter one");
+        assert_eq!(m.value(), Some(Scanned::Str(Cow::Borrowed("conte"))));
+        assert_eq!(key(&mut m), "e");
+        assert!(!m.literal(br#""true""#));
+        assert!(m.literal(b"true"), "a literal is any JSON text");
+        assert_eq!(m.key(|_| None::<((), usize)>), Some(None));
+        // A literal longer than what is left, at the end of the text.
+        let mut m = Members::new(br#"{"a":"con"#, 8).unwrap();
+        assert_eq!(key(&mut m), "a");
+        assert!(!m.literal(br#""content""#));
+        assert_eq!(m.value(), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Agent API stream events: one JSON object per SSE `data`, told apart by its `object` field.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -148,45 +149,66 @@ impl<'a> RawEvent<'a> {
     fn scan_members(&mut self, data: &'a [u8], max_depth: usize) -> Option<()> {
         use DeltaKey as K;
         let mut members = Members::new(data, max_depth)?;
-        while let Some((key, v)) = members.next(DeltaKey::recognize)? {
+        while let Some(key) = members.key(DeltaKey::recognize)? {
             let key = match key {
-                Key::Known(k) => k,
+                Key::Known(k) => Ok(k),
                 // Unreachable for the keys `recognize` knows; checked so that it cannot matter.
                 Key::Other(name) => match DeltaKey::recognize(name.as_bytes()) {
-                    Some((k, n)) if n == name.len() => k,
-                    _ => {
-                        self.member(name, v)?;
-                        continue;
-                    }
+                    Some((k, n)) if n == name.len() => Ok(k),
+                    _ => Err(name),
                 },
             };
+            // The values a text delta nearly always has are compared as they are expected
+            // (`Members::literal`) before anything is scanned.
             match key {
-                K::Object => self.object = cow_str(v)?,
-                K::SequenceNumber => {
+                Ok(K::Object) if members.literal(br#""content""#) => {
+                    self.object = Some(CowStr(Cow::Borrowed("content")));
+                    continue;
+                }
+                Ok(K::Type) if members.literal(br#""text""#) => {
+                    self.kind = Some(CowStr(Cow::Borrowed("text")));
+                    continue;
+                }
+                Ok(K::Status) if members.literal(br#""in_progress""#) => {
+                    self.status = Some(RunStatus::InProgress);
+                    continue;
+                }
+                Ok(K::Delta) if members.literal(b"true") => {
+                    self.delta = Some(true);
+                    continue;
+                }
+                _ => {}
+            }
+            // One call site for the value's scan (inlined: the module's code for it once).
+            let v = members.value()?;
+            match key {
+                Err(name) => self.member(name, v)?,
+                Ok(K::Object) => self.object = cow_str(v)?,
+                Ok(K::SequenceNumber) => {
                     self.sequence_number = match v {
                         Scanned::UInt(n) => Some(n),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                K::Status => self.status = wire(v)?,
-                K::Type => self.kind = cow_str(v)?,
-                K::Index => {
+                Ok(K::Status) => self.status = wire(v)?,
+                Ok(K::Type) => self.kind = cow_str(v)?,
+                Ok(K::Index) => {
                     self.index = match v {
                         Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                K::Delta => {
+                Ok(K::Delta) => {
                     self.delta = match v {
                         Scanned::Bool(b) => Some(b),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                K::MsgId => self.msg_id = cow_str(v)?,
-                K::Text => self.text = cow_str(v)?,
+                Ok(K::MsgId) => self.msg_id = cow_str(v)?,
+                Ok(K::Text) => self.text = cow_str(v)?,
             }
         }
         Some(())
@@ -457,7 +479,7 @@ enum DeltaKey {
 }
 
 impl DeltaKey {
-    /// The key `rest` starts with, and its length (the recognizer of [`Members::next`]): chosen by
+    /// The key `rest` starts with, and its length (the recognizer of [`Members::key`]): chosen by
     /// its first bytes, then confirmed by a compare with a constant a word at a time, instead of a
     /// scan of the key for its closing quote.
     #[inline(always)]
@@ -671,7 +693,17 @@ mod tests {
                 "response",
                 "text",
                 "completed",
-                "x\ny"
+                "x\ny",
+                // The values the scanning loop compares as they are expected
+                // (`Members::literal`), and strings that start like them.
+                "in_progress",
+                "in_progres",
+                "in_progress_",
+                "contents",
+                "conten",
+                "tex",
+                "texts",
+                "true",
             ])
             .prop_map(|s| Value::String(s.to_owned())),
             ".{0,8}".prop_map(Value::String),
