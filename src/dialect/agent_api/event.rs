@@ -150,30 +150,30 @@ impl<'a> RawEvent<'a> {
         use DeltaKey as K;
         let mut members = Members::new(data, max_depth)?;
         while let Some(key) = members.key(DeltaKey::recognize)? {
-            let key = match key {
-                Key::Known(k) => Ok(k),
-                // Unreachable for the keys `recognize` knows; checked so that it cannot matter.
+            let (key, name) = match key {
+                Key::Known(k) => (k, ""),
+                // A key `recognize` knows is always `Known`; checked so that it cannot matter.
                 Key::Other(name) => match DeltaKey::recognize(name.as_bytes()) {
-                    Some((k, n)) if n == name.len() => Ok(k),
-                    _ => Err(name),
+                    Some((k, n)) if n == name.len() => (k, name),
+                    _ => (K::Other, name),
                 },
             };
             // The values a text delta nearly always has are compared as they are expected
             // (`Members::literal`) before anything is scanned.
             match key {
-                Ok(K::Object) if members.literal(br#""content""#) => {
+                K::Object if members.literal(br#""content""#) => {
                     self.object = Some(CowStr(Cow::Borrowed("content")));
                     continue;
                 }
-                Ok(K::Type) if members.literal(br#""text""#) => {
+                K::Type if members.literal(br#""text""#) => {
                     self.kind = Some(CowStr(Cow::Borrowed("text")));
                     continue;
                 }
-                Ok(K::Status) if members.literal(br#""in_progress""#) => {
+                K::Status if members.literal(br#""in_progress""#) => {
                     self.status = Some(RunStatus::InProgress);
                     continue;
                 }
-                Ok(K::Delta) if members.literal(b"true") => {
+                K::Delta if members.literal(b"true") => {
                     self.delta = Some(true);
                     continue;
                 }
@@ -182,33 +182,33 @@ impl<'a> RawEvent<'a> {
             // One call site for the value's scan (inlined: the module's code for it once).
             let v = members.value()?;
             match key {
-                Err(name) => self.member(name, v)?,
-                Ok(K::Object) => self.object = cow_str(v)?,
-                Ok(K::SequenceNumber) => {
+                K::Other => self.member(name, v)?,
+                K::Object => self.object = cow_str(v)?,
+                K::SequenceNumber => {
                     self.sequence_number = match v {
                         Scanned::UInt(n) => Some(n),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                Ok(K::Status) => self.status = wire(v)?,
-                Ok(K::Type) => self.kind = cow_str(v)?,
-                Ok(K::Index) => {
+                K::Status => self.status = wire(v)?,
+                K::Type => self.kind = cow_str(v)?,
+                K::Index => {
                     self.index = match v {
                         Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                Ok(K::Delta) => {
+                K::Delta => {
                     self.delta = match v {
                         Scanned::Bool(b) => Some(b),
                         Scanned::Null => None,
                         _ => return None,
                     }
                 }
-                Ok(K::MsgId) => self.msg_id = cow_str(v)?,
-                Ok(K::Text) => self.text = cow_str(v)?,
+                K::MsgId => self.msg_id = cow_str(v)?,
+                K::Text => self.text = cow_str(v)?,
             }
         }
         Some(())
@@ -476,6 +476,8 @@ enum DeltaKey {
     Delta,
     MsgId,
     Text,
+    /// Any other key (never answered by `recognize`): read by [`RawEvent::member`].
+    Other,
 }
 
 impl DeltaKey {
