@@ -298,21 +298,35 @@ pub fn prefix(s: &str, max: usize) -> &str {
 /// The length of `value`'s compact JSON text, without building it.
 #[doc(hidden)]
 pub fn json_size(value: &serde_json::Value) -> usize {
-    struct Count(usize);
+    json_size_within(value, usize::MAX).unwrap_or(usize::MAX)
+}
+
+/// The length of `value`'s compact JSON text if it is at most `limit` bytes, without building
+/// it; `None` past `limit` (writing stops there). One writer type for every count, so that
+/// serde_json's writer of a `Value` is compiled once for counting.
+#[doc(hidden)]
+pub fn json_size_within(value: &serde_json::Value, limit: usize) -> Option<usize> {
+    /// Counts bytes, and fails past the limit.
+    struct Count {
+        n: usize,
+        limit: usize,
+    }
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
+            self.n = self.n.saturating_add(buf.len());
+            if self.n > self.limit {
+                return Err(std::io::Error::other("over the limit"));
+            }
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX,
-    }
+    let mut count = Count { n: 0, limit };
+    serde_json::to_writer(&mut count, value)
+        .ok()
+        .map(|()| count.n)
 }
 
 /// A byte budget: how much more a part and its message may take.
@@ -545,7 +559,13 @@ mod tests {
     #[test]
     fn json_size_is_the_compact_length() {
         let v = serde_json::json!({"a": [1, "x\n"], "b": null});
-        assert_eq!(json_size(&v), serde_json::to_string(&v).unwrap().len());
+        let len = serde_json::to_string(&v).unwrap().len();
+        assert_eq!(json_size(&v), len);
+        // Within a limit: the length up to it, nothing past it.
+        assert_eq!(json_size_within(&v, len), Some(len));
+        assert_eq!(json_size_within(&v, len + 1), Some(len));
+        assert_eq!(json_size_within(&v, len - 1), None);
+        assert_eq!(json_size_within(&v, 0), None);
     }
 
     #[test]

@@ -162,29 +162,9 @@ pub fn scan(bytes: &[u8], max_depth: usize) -> Scan {
     Scan::Ok { part_starts }
 }
 
-/// An `io::Write` that counts bytes and fails past a limit (to stop serializing early).
-struct Counter {
-    n: usize,
-    limit: usize,
-}
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.n = self.n.saturating_add(buf.len());
-        if self.n > self.limit {
-            return Err(std::io::Error::other("over the limit"));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Whether `v`, serialized compactly, is more than `limit` bytes (stops writing past the limit).
 pub fn part_over(v: &Value, limit: usize) -> bool {
-    serde_json::to_writer(&mut Counter { n: 0, limit }, v).is_err()
+    crate::limits::json_size_within(v, limit).is_none()
 }
 
 /// `serde_json::from_str::<Value>`, instantiated here (at opt-level 3).
