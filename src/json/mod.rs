@@ -14,6 +14,37 @@ pub fn write_json_str(out: &mut String, s: &str) {
     write::write_str(out, s);
 }
 
+/// The compact JSON text of `value`: what `value.to_string()` gives, through the writer the module
+/// already compiles for `Value` (`write_json_value`). `Value`'s `Display` (`to_string`, `{}`)
+/// compiles two writers of its own, compact and pretty (for `{:#}`): about 5 KB of the wasm
+/// module, kept only by the call sites that used it. Not API.
+#[doc(hidden)]
+pub fn json_text(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_json_value(&mut out, value);
+    out
+}
+
+/// `serde_json::to_value`, through the value's JSON text: the same value (for the crate's types,
+/// whose map keys are strings; floats read back correctly rounded by [`crate::exact_json`], so
+/// bit for bit), without compiling serde_json's `Value` serializer for each type (the module
+/// writes those types as text already, and reads `Value`s from text): 13 KB of the wasm module.
+/// For rare paths (fields kept in `extra`, error details); not API.
+///
+/// # Errors
+/// serde_json's, for a map whose keys are not strings, or a value nested deeper than 128 levels
+/// (serde_json's limit when it reads text, which every value agentwire received has come through).
+#[doc(hidden)]
+pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
+    value_from_text(&serde_json::to_string(value)?)
+}
+
+/// The reading half of [`to_value`], compiled once (here) for every type.
+#[inline(never)]
+fn value_from_text(text: &str) -> serde_json::Result<serde_json::Value> {
+    crate::exact_json::parse(text)
+}
+
 /// Appends the JSON text of `value` to `out` (serde_json's text), compiled here at opt-level 3:
 /// `null`, booleans, strings and empty arrays and objects directly, anything else through
 /// serde_json. For agentwire's hand-written JSON writers; not API.
@@ -28,5 +59,48 @@ pub fn write_json_value(out: &mut String, value: &serde_json::Value) {
         Value::Array(a) if a.is_empty() => out.push_str("[]"),
         Value::Object(m) if m.is_empty() => out.push_str("{}"),
         _ => write::write_value(out, &mut Vec::new(), value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// JSON values of every kind, floats included, nested a few levels.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from), // NaN and infinities become null
+            ".{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(".{0,4}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn json_text_and_to_value_are_serde_jsons(v in value()) {
+            prop_assert_eq!(super::json_text(&v), v.to_string());
+            prop_assert_eq!(super::to_value(&v).unwrap(), serde_json::to_value(&v).unwrap());
+            // A struct with a nested value and a float, as the crate's types are.
+            let content = crate::dialect::agent_api::Content {
+                data: Some(v.clone()),
+                index: Some(1),
+                ..Default::default()
+            };
+            prop_assert_eq!(
+                super::to_value(&content).unwrap(),
+                serde_json::to_value(&content).unwrap()
+            );
+        }
     }
 }

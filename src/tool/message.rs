@@ -129,7 +129,7 @@ pub(crate) fn preview(value: &Value) -> String {
                     }
                 }
             }
-            Item::Value(scalar) => out.push_str(&scalar.to_string()),
+            Item::Value(scalar) => out.push_str(&agentwire_core::json::json_text(scalar)),
         }
     }
     out

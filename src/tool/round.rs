@@ -242,11 +242,12 @@ mod agent_api {
                 ..
             } => s.clone(),
             ToolOutcome::Result { value, .. } => serde_json::to_string(value).unwrap_or_default(),
-            ToolOutcome::Error { error, .. } => serde_json::json!({
-                "error_type": error_type_name(error.error_type),
-                "message": error.message,
-            })
-            .to_string(),
+            ToolOutcome::Error { error, .. } => {
+                agentwire_core::json::json_text(&serde_json::json!({
+                    "error_type": error_type_name(error.error_type),
+                    "message": error.message,
+                }))
+            }
         };
         FunctionCallOutput {
             call_id: outcome.call_id().to_owned(),
@@ -284,7 +285,8 @@ mod agent_api {
         next.input.extend(response.output.iter().cloned());
         for outcome in outcomes {
             // As `RequestBuilder::function_call_output` writes it.
-            let data = serde_json::to_value(function_call_output(outcome)).unwrap_or_default();
+            let data =
+                agentwire_core::json::to_value(&function_call_output(outcome)).unwrap_or_default();
             next.input.push(Message {
                 kind: MessageType::FunctionCallOutput,
                 ..Message::new(Role::Tool, vec![Content::data(data)])

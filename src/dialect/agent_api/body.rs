@@ -148,7 +148,7 @@ impl Content {
             }
             ContentKind::Data => {
                 let mut p = Part::inline(PartKind::Data, "application/json", String::new());
-                p.content = self.data.as_ref().map(Value::to_string);
+                p.content = self.data.as_ref().map(crate::json::json_text);
                 p
             }
             ContentKind::Audio => self.audio_part(),
@@ -272,7 +272,7 @@ fn call_part(data: Option<&Value>, kind: PartKind, field: &str) -> Part {
                 f if f == field => {
                     content = Some(match v {
                         Value::String(s) => s.clone(),
-                        other => other.to_string(),
+                        other => crate::json::json_text(other),
                     });
                 }
                 _ => {
@@ -281,7 +281,7 @@ fn call_part(data: Option<&Value>, kind: PartKind, field: &str) -> Part {
             }
         }
     }
-    let content = content.or_else(|| data.map(Value::to_string));
+    let content = content.or_else(|| data.map(crate::json::json_text));
     let ct = match (&kind, content.as_deref()) {
         (PartKind::ToolResult, Some(c)) if serde_json::from_str::<Value>(c).is_err() => {
             "text/plain"

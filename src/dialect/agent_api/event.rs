@@ -56,7 +56,7 @@ impl ErrorEvent {
 pub(crate) fn error_info(v: &serde_json::Value) -> ErrorInfo {
     ErrorInfo::from_json_value(v).unwrap_or_else(|| ErrorInfo {
         code: "error".to_owned(),
-        message: v.to_string(),
+        message: crate::json::json_text(v),
         extra: JsonMap::new(),
     })
 }
@@ -414,7 +414,7 @@ impl<'a> RawEvent<'a> {
     fn leftovers(&mut self, rest: Option<Rest>, extra: &mut JsonMap) {
         fn put<T: Serialize>(extra: &mut JsonMap, key: &str, v: Option<T>) {
             if let Some(v) = v {
-                if let Ok(v) = serde_json::to_value(v) {
+                if let Ok(v) = crate::json::to_value(&v) {
                     extra.insert(key.to_owned(), v);
                 }
             }

@@ -652,7 +652,7 @@ impl Assembler {
                 true
             }
             other => cutter.fits(limits::json_size(
-                &serde_json::to_value(&*other).unwrap_or_default(),
+                &agentwire_core::json::to_value(&*other).unwrap_or_default(),
             )),
         };
         if !fits {
@@ -684,7 +684,7 @@ impl Assembler {
             reason,
             part: match &part {
                 Part::Other(map) => serde_json::Value::Object(map.clone()),
-                other => serde_json::to_value(other).unwrap_or_default(),
+                other => agentwire_core::json::to_value(&other).unwrap_or_default(),
             },
         });
         let odd_call_id = match &part {
