@@ -651,9 +651,8 @@ impl Assembler {
                 cutter.string(&mut t.text);
                 true
             }
-            other => cutter.fits(limits::json_size(
-                &agentwire_core::json::to_value(&*other).unwrap_or_default(),
-            )),
+            // The length of its JSON text, as `json_size` of its value would count it.
+            other => cutter.fits(serde_json::to_string(&*other).map_or(usize::MAX, |t| t.len())),
         };
         if !fits {
             // JSON cannot be cut: the part is dropped.
