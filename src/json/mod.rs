@@ -25,26 +25,6 @@ pub fn json_text(value: &serde_json::Value) -> String {
     out
 }
 
-/// `serde_json::to_value`, through the value's JSON text: the same value (for the crate's types,
-/// whose map keys are strings; floats read back correctly rounded by [`crate::exact_json`], so
-/// bit for bit), without compiling serde_json's `Value` serializer for each type (the module
-/// writes those types as text already, and reads `Value`s from text): 13 KB of the wasm module.
-/// For rare paths (fields kept in `extra`, error details); not API.
-///
-/// # Errors
-/// serde_json's, for a map whose keys are not strings, or a value nested deeper than 128 levels
-/// (serde_json's limit when it reads text, which every value agentwire received has come through).
-#[doc(hidden)]
-pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
-    value_from_text(&serde_json::to_string(value)?)
-}
-
-/// The reading half of [`to_value`], compiled once (here) for every type.
-#[inline(never)]
-fn value_from_text(text: &str) -> serde_json::Result<serde_json::Value> {
-    crate::exact_json::parse(text)
-}
-
 /// Appends the JSON text of `value` to `out` (serde_json's text), compiled here at opt-level 3:
 /// `null`, booleans, strings and empty arrays and objects directly, anything else through
 /// serde_json. For agentwire's hand-written JSON writers; not API.
@@ -86,31 +66,10 @@ mod tests {
         })
     }
 
-    #[test]
-    fn a_float_serde_json_reads_one_ulp_off_comes_back_as_it_was() {
-        // serde_json's best-effort float reading gives 3.3545615358328037e41 for this float's
-        // shortest text (found by the property test below).
-        let v = Value::from(3.354_561_535_832_803_3e41);
-        let text = super::json_text(&v);
-        assert_ne!(serde_json::from_str::<Value>(&text).unwrap(), v);
-        assert_eq!(super::to_value(&v).unwrap(), v);
-    }
-
     proptest! {
         #[test]
-        fn json_text_and_to_value_are_serde_jsons(v in value()) {
+        fn json_text_is_values_display(v in value()) {
             prop_assert_eq!(super::json_text(&v), v.to_string());
-            prop_assert_eq!(super::to_value(&v).unwrap(), serde_json::to_value(&v).unwrap());
-            // A struct with a nested value and a float, as the crate's types are.
-            let content = crate::dialect::agent_api::Content {
-                data: Some(v.clone()),
-                index: Some(1),
-                ..Default::default()
-            };
-            prop_assert_eq!(
-                super::to_value(&content).unwrap(),
-                serde_json::to_value(&content).unwrap()
-            );
         }
     }
 }
