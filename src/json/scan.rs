@@ -94,21 +94,6 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool, bool)> {
     }
 }
 
-/// The string starting at `b[i] == b'"'`, unescaped (borrowed when it has no escapes), and the
-/// index after its closing quote; `None` for a string [`scan_string`] declines, or one that is not
-/// UTF-8.
-#[inline(always)] // one call site
-fn string_at(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize)> {
-    let (end, escaped, ascii) = scan_string(b, i)?;
-    let s = if escaped {
-        let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
-        Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
-    } else {
-        Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
-    };
-    Some((s, end + 1))
-}
-
 /// The `str` of a string's content (or of a number's digits) the scanner read: taken as it is when
 /// the scan saw only ASCII bytes in it (`ascii`), else checked by the standard library's UTF-8
 /// validator (`None` if it is not UTF-8). The scanner reads bytes, not a `str`: every byte of an
@@ -460,8 +445,14 @@ impl<'a> Members<'a> {
         // Value.
         let (value, next) = match *b.get(i)? {
             b'"' => {
-                let (s, next) = string_at(b, i)?;
-                (Scanned::Str(s), next)
+                let (end, escaped, ascii) = scan_string(b, i)?;
+                let s = if escaped {
+                    let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
+                    Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
+                } else {
+                    Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
+                };
+                (Scanned::Str(s), end + 1)
             }
             b'{' | b'[' => {
                 let end = skip_nested(b, i, 1, self.max_depth)?;
