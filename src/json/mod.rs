@@ -25,6 +25,35 @@ pub fn json_text(value: &serde_json::Value) -> String {
     out
 }
 
+/// `serde_json::from_str::<Value>`: JSON text read into a tree, compiled once (here, at opt-level
+/// 3) for every caller. Not API.
+///
+/// # Errors
+/// serde_json's syntax error (`is_syntax` or `is_eof`, with its 1-based line and column).
+#[doc(hidden)]
+#[inline(never)]
+pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
+    serde_json::from_str(text)
+}
+
+/// Reads JSON text as a `T` in two steps: the text into a [`serde_json::Value`]
+/// ([`parse_value`], one reader for every type), then `T` from the tree. Reading `T` from the
+/// text directly compiles serde_json's text reader once per type (and once more per type of each
+/// of its fields); for a type also read from trees (arguments from JavaScript arrive as one),
+/// this compiles less. For bodies read once, not for streams: the tree costs a copy of every
+/// string. Not API.
+///
+/// What differs from `serde_json::from_str::<T>`: a wrong shape (`is_data`) has no position
+/// (`line` and `column` 0), and of a key given twice in one object the last counts (as in
+/// `JSON.parse`) where a derived struct would refuse it as a `duplicate field`.
+///
+/// # Errors
+/// A syntax error as [`parse_value`], or serde's error for a tree that is not a `T`.
+#[doc(hidden)]
+pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    T::deserialize(parse_value(text)?)
+}
+
 /// Appends the JSON text of `value` to `out` (serde_json's text), compiled here at opt-level 3:
 /// `null`, booleans, strings and empty arrays and objects directly, anything else through
 /// serde_json. For agentwire's hand-written JSON writers; not API.

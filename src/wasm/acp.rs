@@ -290,8 +290,8 @@ impl JsAcpClient {
         let request = transport.client.read_agent(name);
         promise(async move {
             let text = transport.body(&request, None).await?;
-            let agent: AgentManifest =
-                serde_json::from_str(&text).map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
+            let agent: AgentManifest = agentwire_core::json::from_json_text(&text)
+                .map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
             manifests
                 .borrow_mut()
                 .insert(agent.name.clone(), agent.clone());

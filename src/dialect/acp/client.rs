@@ -233,13 +233,20 @@ fn decode<'a, T: Deserialize<'a>>(json: &'a str) -> Result<T, AcpError> {
         .map_err(|e| AcpError::from_json(e, json))
 }
 
+/// `decode` through a [`serde_json::Value`] (`agentwire_core::json::from_json_text`): for the
+/// types also read from trees (a run, a manifest, an error), whose readers of text would be
+/// compiled only for these bodies. A wrong shape has no line and column.
+fn from_tree<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, AcpError> {
+    agentwire_core::json::from_json_text(json).map_err(|e| AcpError::from_json(e, json))
+}
+
 /// Decodes a [`Run`]: the body of a `sync` or `async` `POST /runs`, of a resume, of
 /// `GET /runs/{run_id}` and of a cancel.
 ///
 /// # Errors
 /// [`AcpError::InvalidJson`] or [`AcpError::InvalidEvent`] (wrong shape), keeping the body.
 pub fn decode_run(json: &str) -> Result<Run, AcpError> {
-    decode(json)
+    from_tree(json)
 }
 
 /// Decodes the body of `GET /runs/{run_id}/events` (`{"events": […]}`). Replay the events through
@@ -264,14 +271,14 @@ pub fn decode_agents(json: &str) -> Result<Vec<AgentManifest>, AcpError> {
         #[serde(flatten)]
         _extra: JsonMap,
     }
-    decode::<List>(json).map(|l| l.agents)
+    from_tree::<List>(json).map(|l| l.agents)
 }
 
 /// The error an HTTP error response stands for: [`AcpError::Http`] with the status and the body's
 /// ACP `Error` (`{"code": "not_found", "message": "Run … not found", "data": null}`). A body that is
 /// not an `Error` becomes the message, with code `server_error`.
 pub fn decode_error(status: u16, body: &str) -> AcpError {
-    let error = serde_json::from_str::<ErrorInfo>(body)
+    let error = agentwire_core::json::from_json_text::<ErrorInfo>(body)
         .ok()
         .filter(|e| !e.message.is_empty())
         .unwrap_or_else(|| ErrorInfo {

@@ -422,8 +422,8 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
                 while let Some(key) = map.next_key::<CowStr<'de>>()? {
                     match &*key.0 {
                         "type" => r.kind = map.next_value()?,
-                        "run" => r.run = map.next_value()?,
-                        "message" => r.message = map.next_value()?,
+                        "run" => r.run = from_tree(map.next_value()?)?,
+                        "message" => r.message = from_tree(map.next_value()?)?,
                         "part" => r.part = map.next_value()?,
                         "generic" => r.generic = map.next_value()?,
                         "error" => r.error = map.next_value()?,
@@ -440,6 +440,17 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
     }
 }
 
+/// A run's or a message's object, read from the event's text as a [`serde_json::Value`] and then
+/// as a `T`. Those events are a few per run; reading them from a tree, as the client's bodies and
+/// the arguments from JavaScript are read, compiles no text reader for their types (serde_json's
+/// reader of each type's text was about 11 KB of the wasm module). A wrong shape is reported
+/// with serde's message at the end of the object.
+fn from_tree<T: serde::de::DeserializeOwned, E: serde::de::Error>(
+    value: Option<serde_json::Value>,
+) -> Result<Option<T>, E> {
+    value.map(T::deserialize).transpose().map_err(E::custom)
+}
+
 /// The body of `GET /runs/{run_id}/events` (the SDK's `RunEventsListResponse`): `{"events": […]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunEventsList {
@@ -454,6 +465,41 @@ pub struct RunEventsList {
 mod tests {
     use super::*;
     use std::borrow::Cow;
+
+    #[test]
+    fn a_run_or_message_is_read_through_a_tree_and_a_wrong_shape_is_named() {
+        let run = r#"{"type":"run.created","run":{"run_id":"r1","agent_name":"echo","status":"created","output":[]}}"#;
+        let raw = RawEvent::parse(run).unwrap();
+        let r = raw.run.unwrap();
+        assert_eq!((r.run_id.as_str(), r.agent_name.as_str()), ("r1", "echo"));
+        let message = r#"{"type":"message.completed","message":{"role":"agent/echo","parts":[{"content":"hi"}]}}"#;
+        let m = RawEvent::parse(message).unwrap().message.unwrap();
+        assert_eq!(m.parts[0].content.as_deref(), Some("hi"));
+        assert!(RawEvent::parse(r#"{"type":"run.created","run":null}"#)
+            .unwrap()
+            .run
+            .is_none());
+
+        for (data, what) in [
+            (
+                r#"{"type":"message.created","message":{"role":5,"parts":[]}}"#,
+                "integer `5`",
+            ),
+            (
+                r#"{"type":"run.created","run":{"run_id":3}}"#,
+                "integer `3`",
+            ),
+            (r#"{"type":"run.created","run":[]}"#, "sequence"),
+        ] {
+            match RawEvent::parse(data) {
+                Err(AcpError::InvalidEvent { reason, data: kept }) => {
+                    assert!(reason.contains(what), "{reason}");
+                    assert_eq!(kept, data);
+                }
+                other => panic!("{data}: {other:?}"),
+            }
+        }
+    }
 
     #[test]
     fn a_text_chunk_is_parsed_without_copying_its_text() {
