@@ -261,7 +261,7 @@ pub fn validate_payload(
         }
         Scan::Ok { part_starts } => part_starts,
     };
-    let value: Value = match super::payload_scan::parse(text) {
+    let value: Value = match agentwire_core::json::parse_value(text) {
         Ok(v) => v,
         Err(e) => {
             let loc = locator.locate_line_column(e.line(), e.column());

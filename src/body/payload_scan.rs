@@ -166,8 +166,3 @@ pub fn scan(bytes: &[u8], max_depth: usize) -> Scan {
 pub fn part_over(v: &Value, limit: usize) -> bool {
     crate::limits::json_size_within(v, limit).is_none()
 }
-
-/// `serde_json::from_str::<Value>`, instantiated here (at opt-level 3).
-pub fn parse(text: &str) -> serde_json::Result<Value> {
-    serde_json::from_str(text)
-}
