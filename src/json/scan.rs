@@ -330,15 +330,40 @@ pub(crate) struct Members<'a> {
     max_depth: usize,
     /// No member read yet (`}` may end the object right away; no `,` comes first).
     first: bool,
+    /// An object inside the text ([`Members::at`]): it ends at its closing brace, whatever
+    /// follows, and [`Members::end`] says where.
+    inner: bool,
 }
 
 impl<'a> Members<'a> {
     /// Starts at the opening brace; `None` if `b` does not start (after whitespace) with one.
+    #[cfg(test)]
     pub(crate) fn new(b: &'a [u8], max_depth: usize) -> Option<Self> {
+        Self::starting(b, 0, false, max_depth)
+    }
+
+    /// The members of the object at `b[start]` (its opening brace), an element of an array (see
+    /// [`Elements`]): as [`Members::new`], except that the object ends at its closing brace,
+    /// whatever follows it; [`Members::end`] then says where the scan stopped.
+    #[cfg(test)]
+    pub(crate) fn at(b: &'a [u8], start: usize, max_depth: usize) -> Option<Self> {
+        Self::starting(b, start, true, max_depth)
+    }
+
+    /// [`Members::new`] (`inner` false: the object is the whole text, after whitespace, and
+    /// `start` is 0) or [`Members::at`] (`inner` true: the object starts at `b[start]`), in one
+    /// function for a reader of both (the hot path's). `max_depth` counts the object as level 1.
+    #[inline(always)]
+    pub(crate) fn starting(
+        b: &'a [u8],
+        start: usize,
+        inner: bool,
+        max_depth: usize,
+    ) -> Option<Self> {
         if max_depth == 0 {
             return None;
         }
-        let i = skip_ws(b, 0);
+        let i = skip_ws(b, start);
         if b.get(i) != Some(&b'{') {
             return None;
         }
@@ -347,7 +372,42 @@ impl<'a> Members<'a> {
             i: skip_ws(b, i + 1),
             max_depth,
             first: true,
+            inner,
         })
+    }
+
+    /// The first byte of the value [`Members::key`] left next (after whitespace).
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.text.get(self.i).copied()
+    }
+
+    /// Where the value [`Members::key`] left next starts.
+    pub(crate) fn position(&self) -> usize {
+        self.i
+    }
+
+    /// The value [`Members::key`] left next was read by the caller, up to just before
+    /// `text[end]`; the next call is to `key`.
+    pub(crate) fn resume(&mut self, end: usize) {
+        self.i = skip_ws(self.text, end);
+    }
+
+    /// After [`Members::key`] answered `Some(None)` for an object started by [`Members::at`]: the
+    /// index just past its closing brace (meaningless for one started by [`Members::new`]).
+    pub(crate) fn end(&self) -> usize {
+        self.i
+    }
+
+    /// The end of the object at its closing brace `b[i]`: `Some(None)`, or `None` when the object
+    /// is the whole text and something other than whitespace follows.
+    #[inline(always)]
+    #[allow(clippy::option_option)]
+    fn close<K>(&mut self, i: usize) -> Option<Option<Key<'a, K>>> {
+        if self.inner {
+            self.i = i + 1;
+            return Some(None);
+        }
+        (skip_ws(self.text, i + 1) == self.text.len()).then_some(None)
     }
 
     /// The next member as `Some(Some((key, value)))`; `Some(None)` at the end of the object when
@@ -385,12 +445,12 @@ impl<'a> Members<'a> {
         let mut i = self.i;
         if std::mem::take(&mut self.first) {
             if b.get(i) == Some(&b'}') {
-                return (skip_ws(b, i + 1) == b.len()).then_some(None);
+                return self.close(i);
             }
         } else {
             match b.get(i) {
                 Some(b',') => i = skip_ws(b, i + 1),
-                Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(None),
+                Some(b'}') => return self.close(i),
                 _ => return None,
             }
         }
@@ -515,6 +575,66 @@ impl<'a> Members<'a> {
     }
 }
 
+/// The elements of a JSON array of objects inside a text, read in place: [`Elements::element`]
+/// answers where the next one starts (its `{`), the caller reads it (with [`Members::starting`])
+/// and says where it ended ([`Elements::after`]); until `element` answers `Some(None)` at the
+/// closing bracket ([`Elements::end`] is then just past it) or `None` (use a full parser: an
+/// element that is not an object, a malformed array). The array's text is read once, by its
+/// elements' reader.
+pub(crate) struct Elements<'a> {
+    text: &'a [u8],
+    /// Where the next element (or the array's end) starts; after the end, just past it.
+    i: usize,
+    /// No element read yet (`]` may end the array right away; no `,` comes first).
+    first: bool,
+}
+
+impl<'a> Elements<'a> {
+    /// The array at `b[start]`, its opening bracket; `None` if there is none there.
+    pub(crate) fn at(b: &'a [u8], start: usize) -> Option<Self> {
+        if b.get(start) != Some(&b'[') {
+            return None;
+        }
+        Some(Self {
+            text: b,
+            i: skip_ws(b, start + 1),
+            first: true,
+        })
+    }
+
+    /// The index of the next element's opening brace as `Some(Some(i))`; `Some(None)` at the
+    /// array's closing bracket; `None` for anything else.
+    #[allow(clippy::option_option)] // three outcomes: an element, the end, or "use a full parser"
+    pub(crate) fn element(&mut self) -> Option<Option<usize>> {
+        let b = self.text;
+        let mut i = self.i;
+        if !std::mem::take(&mut self.first) {
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b']') => {
+                    self.i = i + 1;
+                    return Some(None);
+                }
+                _ => return None,
+            }
+        } else if b.get(i) == Some(&b']') {
+            self.i = i + 1;
+            return Some(None);
+        }
+        (b.get(i) == Some(&b'{')).then_some(Some(i))
+    }
+
+    /// The element [`Elements::element`] answered ended just before `b[end]`.
+    pub(crate) fn after(&mut self, end: usize) {
+        self.i = skip_ws(self.text, end);
+    }
+
+    /// After [`Elements::element`] answered `Some(None)`: the index just past the array.
+    pub(crate) fn end(&self) -> usize {
+        self.i
+    }
+}
+
 /// Scans the JSON object `text` (see [`Members`]), calling `member(key, value)` for each member in
 /// order. `member` may return `None` to abandon the scan, which makes `scan_object` return `None`.
 ///
@@ -576,6 +696,56 @@ mod tests {
         assert_eq!(m[1].1, Scanned::UInt(10_000_000_000_000_000_000));
         assert_eq!(m[2].1, Scanned::Raw("99999999999999999999"));
         assert_eq!(members("{}").unwrap(), vec![]);
+    }
+
+    /// The elements' texts, each read by [`Members::at`], or `None` where either declines or
+    /// the array is not the whole text (after whitespace).
+    fn elements(text: &str, max_depth: usize) -> Option<Vec<&str>> {
+        let b = text.as_bytes();
+        let mut items = Elements::at(b, skip_ws(b, 0))?;
+        let mut out = Vec::new();
+        while let Some(start) = items.element()? {
+            let mut members = Members::at(b, start, max_depth)?;
+            while members.key(|_| None::<((), usize)>)?.is_some() {
+                members.value()?;
+            }
+            items.after(members.end());
+            out.push(text.get(start..members.end())?);
+        }
+        (skip_ws(b, items.end()) == b.len()).then_some(out)
+    }
+
+    #[test]
+    fn an_array_of_objects_is_split_into_their_texts() {
+        assert_eq!(
+            elements(r#" [ {"a": "}]", "b": [1, {"c": {}}]} , {} ] "#, 4),
+            Some(vec![r#"{"a": "}]", "b": [1, {"c": {}}]}"#, "{}"])
+        );
+        assert_eq!(elements("[]", 1), Some(vec![]));
+        assert_eq!(elements("[{}]", 0), None);
+        assert_eq!(elements(" [ ] ", 0), Some(vec![]));
+        // Not an array of objects, or not one array: left to a full parser.
+        for text in [
+            "",
+            "{}",
+            "[1]",
+            r#"[{}, "x"]"#,
+            "[{},]",
+            "[,{}]",
+            "[{} {}]",
+            "[{}] x",
+            "[{}",
+            r#"[{"a": "]}"#,
+        ] {
+            assert_eq!(elements(text, 8), None, "{text}");
+        }
+        // Nesting: the element itself is level 1.
+        assert_eq!(
+            elements(r#"[{"a": [{}]}]"#, 3),
+            Some(vec![r#"{"a": [{}]}"#])
+        );
+        assert_eq!(elements(r#"[{"a": [{}]}]"#, 2), None);
+        assert_eq!(elements(r#"[{"b": [1, {"c": {}}]}]"#, 3), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
 use super::AgentApiError;
-use crate::json::scan::{starts_with_words, Key, Members, Scanned};
+use crate::json::scan::{starts_with_words, Elements, Key, Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
 
 /// One event of an Agent API stream.
@@ -19,6 +19,11 @@ use crate::wire::{CowStr, JsonMap};
 /// `Content` (`object: "content"`) objects as SSE `data`. agentscope-runtime also answers a malformed
 /// request with `{"error": "…"}` and no `object`: that is [`AgentEvent::Error`]. An event with an
 /// `object` this version does not know is kept whole as [`AgentEvent::Unknown`].
+///
+/// A message's `content` and a response's `output` are read element by element as content and
+/// message events are: an element without `type` is `text` (a content) or `message`, its
+/// `object` defaults to `"content"` or `"message"` (another string is kept), its unknown members
+/// go to `extra`, and a known member that is `null` is left out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AgentEvent {
@@ -96,6 +101,10 @@ pub(crate) struct Rest {
     pub error: Option<serde_json::Value>,
     pub id: Option<String>,
     pub role: Option<Role>,
+    /// A message's `content`: each element is read as a content event is (the same fields, then
+    /// [`RawEvent::into_content`]), by both readers, so an element's `type` defaults to `text` and
+    /// its `object` to `"content"`, as an event's do. (Not through `Content`'s derived reader: its
+    /// text reader was compiled for this array alone, and is slower than the event scanner.)
     pub content: Option<Vec<Content>>,
     pub code: Option<String>,
     pub message: Option<String>,
@@ -103,6 +112,7 @@ pub(crate) struct Rest {
     pub metadata: Option<JsonMap>,
     pub created_at: Option<i64>,
     pub completed_at: Option<i64>,
+    /// A response's `output`: each element is read as a message event is (see `content`).
     pub output: Option<Vec<Message>>,
     pub session_id: Option<String>,
     pub image_url: Option<String>,
@@ -141,14 +151,31 @@ impl<'a> RawEvent<'a> {
     /// the scan checks its UTF-8 as it reads it, and declines data that is not UTF-8, which
     /// `parse` then reads decoded with replacement characters.
     pub(crate) fn scan_into(&mut self, data: &'a [u8], max_depth: usize) -> bool {
-        self.scan_members(data, max_depth).is_some()
+        self.scan_members(data, 0, false, max_depth).is_some()
     }
 
-    /// The loop of [`RawEvent::scan_into`]. The members of text deltas (nearly every event) are
-    /// read here, in the scanning loop; the others in [`RawEvent::member`].
-    fn scan_members(&mut self, data: &'a [u8], max_depth: usize) -> Option<()> {
+    /// An element of a `content` or `output` array, the object at `text[start]`, read as an event
+    /// is (see [`Rest::content`]), `max_depth` counting it as level 1: the index just past it, or
+    /// `None` (use the full parser).
+    fn scan_element(&mut self, text: &'a [u8], start: usize, max_depth: usize) -> Option<usize> {
+        self.scan_members(text, start, true, max_depth)
+    }
+
+    /// The loop of [`RawEvent::scan_into`] (`inner` false) and [`RawEvent::scan_element`]
+    /// (`inner` true; see [`Members::starting`]); the index just past an element. The members of
+    /// text deltas (nearly every event) are read here, in the scanning loop; the others in
+    /// [`RawEvent::member`].
+    // Not inlined: two callers, and the largest function of the streaming path (compiled once).
+    #[inline(never)]
+    fn scan_members(
+        &mut self,
+        data: &'a [u8],
+        start: usize,
+        inner: bool,
+        max_depth: usize,
+    ) -> Option<usize> {
         use DeltaKey as K;
-        let mut members = Members::new(data, max_depth)?;
+        let mut members = Members::starting(data, start, inner, max_depth)?;
         while let Some(key) = members.key(DeltaKey::recognize)? {
             let (key, name) = match key {
                 Key::Known(k) => (k, ""),
@@ -175,6 +202,15 @@ impl<'a> RawEvent<'a> {
                 }
                 K::Delta if members.literal(b"true") => {
                     self.delta = Some(true);
+                    continue;
+                }
+                // A message's `content`, a response's `output`: read in place, each element as
+                // an event is (never a text delta's key).
+                K::Other
+                    if members.peek() == Some(b'[') && matches!(name, "content" | "output") =>
+                {
+                    let end = self.items(name == "content", data, members.position(), max_depth)?;
+                    members.resume(end);
                     continue;
                 }
                 _ => {}
@@ -211,7 +247,7 @@ impl<'a> RawEvent<'a> {
                 K::Text => self.text = cow_str(v)?,
             }
         }
-        Some(())
+        Some(members.end())
     }
 
     /// One member of [`RawEvent::scan_into`] other than those of a text delta.
@@ -243,7 +279,10 @@ impl<'a> RawEvent<'a> {
                     other => Some(other.into_value()?),
                 }
             }
-            "content" => r.content = nested(v)?,
+            // An array was read by `items`; `null` is none, anything else the full parser's.
+            "content" if v == Scanned::Null => r.content = None,
+            "output" if v == Scanned::Null => r.output = None,
+            "content" | "output" => return None,
             "code" => r.code = string(v)?,
             "message" => r.message = string(v)?,
             "usage" => r.usage = nested(v)?,
@@ -261,7 +300,6 @@ impl<'a> RawEvent<'a> {
                     r.completed_at = n;
                 }
             }
-            "output" => r.output = nested(v)?,
             "session_id" => r.session_id = string(v)?,
             "image_url" => r.image_url = string(v)?,
             "data" => {
@@ -283,6 +321,45 @@ impl<'a> RawEvent<'a> {
             }
         }
         Some(())
+    }
+
+    /// The fast path's `content` (`content` true) or `output` array at `data[start]` (its `[`):
+    /// each element, an object, is read as an event is ([`RawEvent::scan_element`], two levels
+    /// below the event) and made a content or a message, as the full parser does with the same
+    /// elements. The index just past the array, or `None` (use the full parser).
+    #[inline(never)]
+    fn items(
+        &mut self,
+        content: bool,
+        data: &'a [u8],
+        start: usize,
+        max_depth: usize,
+    ) -> Option<usize> {
+        fn read<'a, T>(
+            elements: &mut Elements<'a>,
+            data: &'a [u8],
+            depth: usize,
+            make: fn(RawEvent<'a>) -> T,
+        ) -> Option<Vec<T>> {
+            let mut items = Vec::new();
+            while let Some(start) = elements.element()? {
+                let mut item = RawEvent::default();
+                elements.after(item.scan_element(data, start, depth)?);
+                items.push(make(item));
+            }
+            Some(items)
+        }
+        // Two levels below the event; and at most serde_json's 128 levels (the full parser refuses
+        // more), which also bounds this recursion (an element's own arrays are read by `items`
+        // again) whatever `max_depth` is.
+        let depth = max_depth.min(SERDE_JSON_MAX_DEPTH).checked_sub(2)?;
+        let mut elements = Elements::at(data, start)?;
+        if content {
+            self.rest().content = Some(read(&mut elements, data, depth, RawEvent::into_content)?);
+        } else {
+            self.rest().output = Some(read(&mut elements, data, depth, RawEvent::into_message)?);
+        }
+        Some(elements.end())
     }
 
     /// The `object` field (`""` when absent).
@@ -337,7 +414,10 @@ impl<'a> RawEvent<'a> {
         let mut rest = self.rest.take();
         let mut extra = take_extra(&mut rest);
         let content = Content {
-            object: "content".to_owned(),
+            object: self
+                .object
+                .take()
+                .map_or_else(|| "content".to_owned(), |o| o.0.into_owned()),
             kind: self
                 .kind
                 .take()
@@ -368,7 +448,10 @@ impl<'a> RawEvent<'a> {
         let mut rest = self.rest.take();
         let mut extra = take_extra(&mut rest);
         let message = Message {
-            object: "message".to_owned(),
+            object: self
+                .object
+                .take()
+                .map_or_else(|| "message".to_owned(), |o| o.0.into_owned()),
             id: take(&mut rest, |r| r.id.take()),
             kind: self
                 .kind
@@ -451,6 +534,9 @@ impl<'a> RawEvent<'a> {
         }
     }
 }
+
+/// The nesting serde_json reads (its recursion limit); it refuses deeper values.
+const SERDE_JSON_MAX_DEPTH: usize = 128;
 
 /// Takes a member out of an event's `rest`, if it has one.
 fn take<T>(rest: &mut Option<Rest>, member: impl FnOnce(&mut Rest) -> Option<T>) -> Option<T> {
@@ -542,14 +628,26 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
                         "id" => r.rest().id = map.next_value()?,
                         "type" => r.kind = map.next_value()?,
                         "role" => r.rest().role = map.next_value()?,
-                        "content" => r.rest().content = map.next_value()?,
+                        "content" => {
+                            r.rest().content =
+                                map.next_value::<Option<Vec<RawEvent<'de>>>>()?
+                                    .map(|items| {
+                                        items.into_iter().map(RawEvent::into_content).collect()
+                                    });
+                        }
                         "code" => r.rest().code = map.next_value()?,
                         "message" => r.rest().message = map.next_value()?,
                         "usage" => r.rest().usage = map.next_value()?,
                         "metadata" => r.rest().metadata = map.next_value()?,
                         "created_at" => r.rest().created_at = map.next_value()?,
                         "completed_at" => r.rest().completed_at = map.next_value()?,
-                        "output" => r.rest().output = map.next_value()?,
+                        "output" => {
+                            r.rest().output =
+                                map.next_value::<Option<Vec<RawEvent<'de>>>>()?
+                                    .map(|items| {
+                                        items.into_iter().map(RawEvent::into_message).collect()
+                                    });
+                        }
                         "session_id" => r.rest().session_id = map.next_value()?,
                         "index" => r.index = map.next_value()?,
                         "delta" => r.delta = map.next_value()?,
@@ -628,6 +726,91 @@ mod tests {
         }
         assert_eq!(fast, total, "every real server event takes the fast path");
         assert_eq!(total, 57);
+    }
+
+    #[test]
+    fn a_message_s_content_and_a_response_s_output_are_read_as_their_events_are() {
+        let data = r#"{"object": "response", "status": "completed", "output": [
+            {"id": "m1", "status": "completed", "content": [
+                {"text": "hi", "index": 0, "beam": 1, "role": null},
+                {"object": "content", "type": "data", "data": {"k": 2}}]},
+            {"object": "message", "type": "function_call", "content": null}]}"#;
+        assert!(agree(data).unwrap(), "the fast path reads it");
+        let AgentEvent::Response(response) = AgentEvent::parse(data).unwrap() else {
+            panic!("not a response");
+        };
+        let [m1, m2] = &response.output[..] else {
+            panic!("{:?}", response.output);
+        };
+        assert_eq!(
+            (m1.object.as_str(), &m1.kind),
+            ("message", &MessageType::Message)
+        );
+        assert_eq!(m1.id.as_deref(), Some("m1"));
+        let [hi, data] = &m1.content[..] else {
+            panic!("{:?}", m1.content);
+        };
+        // As a content event without `type`: text; unknown members kept, `null`s of known ones not.
+        assert_eq!(
+            (hi.object.as_str(), &hi.kind),
+            ("content", &ContentKind::Text)
+        );
+        assert_eq!(hi.text.as_deref(), Some("hi"));
+        assert_eq!(
+            hi.extra,
+            serde_json::json!({"beam": 1}).as_object().unwrap().clone()
+        );
+        assert_eq!(data.kind, ContentKind::Data);
+        assert_eq!(data.data, Some(serde_json::json!({"k": 2})));
+        assert_eq!(m2.kind, MessageType::FunctionCall);
+        assert!(m2.content.is_empty());
+
+        // A message event's content, and an element's own `object` kept.
+        let data = r#"{"object":"message","content":[{"object":"part","type":"text","text":"x"}]}"#;
+        assert!(agree(data).unwrap());
+        let AgentEvent::Message(m) = AgentEvent::parse(data).unwrap() else {
+            panic!("not a message");
+        };
+        assert_eq!(m.content[0].object, "part");
+
+        // A key given twice: the last counts, as in the full parser.
+        let data = r#"{"object":"message","content":[{"text":"x"}],"content":null}"#;
+        assert!(agree(data).unwrap());
+        let AgentEvent::Message(m) = AgentEvent::parse(data).unwrap() else {
+            panic!("not a message");
+        };
+        assert!(m.content.is_empty());
+
+        // Nested arrays read in place are bounded as the full parser is, whatever `max_depth`:
+        // levels up to 128 (63 nested messages' contents: 127) are read, deeper ones declined
+        // (and refused by serde_json), so the recursion stays short.
+        let nested = |n: usize| {
+            format!(
+                r#"{{"object":"message","content":{}null{}}}"#,
+                r#"[{"content":"#.repeat(n),
+                "}]".repeat(n)
+            )
+        };
+        assert!(agree(&nested(31)).unwrap());
+        assert!(RawEvent::default().scan_into(nested(63).as_bytes(), 100_000));
+        assert!(AgentEvent::parse(&nested(63)).is_ok());
+        assert!(!RawEvent::default().scan_into(nested(64).as_bytes(), 100_000));
+        assert!(!RawEvent::default().scan_into(nested(5_000).as_bytes(), 100_000));
+        assert!(AgentEvent::parse(&nested(5_000)).is_err());
+
+        // Elements of the wrong shape: the fast path declines, the full parser names the problem.
+        for data in [
+            r#"{"object":"message","content":[{"index":"one"}]}"#,
+            r#"{"object":"message","content":[1]}"#,
+            r#"{"object":"response","output":{"id":"m"}}"#,
+        ] {
+            assert!(!agree(data).unwrap(), "{data}");
+            let e = AgentEvent::parse(data).unwrap_err();
+            assert!(
+                matches!(e, AgentApiError::InvalidEvent { .. }),
+                "{data}: {e:?}"
+            );
+        }
     }
 
     fn key() -> impl Strategy<Value = String> {
@@ -714,6 +897,20 @@ mod tests {
             Just(json!([{"object": "message", "id": "m", "content": []}])),
             Just(json!({"a": [1, {"b": null}]})),
             Just(json!([1, 2])),
+            // `content` and `output` arrays, whose elements are read as events are.
+            Just(json!([
+                {"object": "content", "type": "text", "text": "a\"b", "index": 0, "delta": false,
+                 "status": "completed", "msg_id": "m", "beam": [1], "id": null},
+                {"type": "data", "data": {"k": [1, 2.5]}},
+                {"text": "no type", "object": "other"}
+            ])),
+            Just(
+                json!([{"object": "message", "type": "function_call", "id": "m", "role": "assistant",
+                         "status": "completed", "content": [{"type": "text", "text": "x"}]}])
+            ),
+            Just(json!([])),
+            Just(json!([{"index": "one"}])),
+            Just(json!([{"object": null}, 1])),
         ]
     }
 
