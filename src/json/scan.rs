@@ -330,8 +330,8 @@ pub(crate) struct Members<'a> {
     max_depth: usize,
     /// No member read yet (`}` may end the object right away; no `,` comes first).
     first: bool,
-    /// An object inside the text ([`Members::at`]): it ends at its closing brace, whatever
-    /// follows, and [`Members::end`] says where.
+    /// An object inside the text (see [`Members::starting`]): it ends at its closing brace,
+    /// whatever follows, and [`Members::end`] says where.
     inner: bool,
 }
 
@@ -342,17 +342,11 @@ impl<'a> Members<'a> {
         Self::starting(b, 0, false, max_depth)
     }
 
-    /// The members of the object at `b[start]` (its opening brace), an element of an array (see
-    /// [`Elements`]): as [`Members::new`], except that the object ends at its closing brace,
-    /// whatever follows it; [`Members::end`] then says where the scan stopped.
-    #[cfg(test)]
-    pub(crate) fn at(b: &'a [u8], start: usize, max_depth: usize) -> Option<Self> {
-        Self::starting(b, start, true, max_depth)
-    }
-
-    /// [`Members::new`] (`inner` false: the object is the whole text, after whitespace, and
-    /// `start` is 0) or [`Members::at`] (`inner` true: the object starts at `b[start]`), in one
-    /// function for a reader of both (the hot path's). `max_depth` counts the object as level 1.
+    /// The members of the object at `b[start]` (after whitespace), `max_depth` counting it as
+    /// level 1. With `inner` false, as [`Members::new`] (`start` 0): the object is the whole
+    /// text. With `inner` true, an object inside the text, such as an element of an array (see
+    /// [`Elements`]): it ends at its closing brace, whatever follows, and [`Members::end`] then
+    /// says where. One function for both, for the reader that reads both (the hot path's).
     #[inline(always)]
     pub(crate) fn starting(
         b: &'a [u8],
@@ -392,8 +386,8 @@ impl<'a> Members<'a> {
         self.i = skip_ws(self.text, end);
     }
 
-    /// After [`Members::key`] answered `Some(None)` for an object started by [`Members::at`]: the
-    /// index just past its closing brace (meaningless for one started by [`Members::new`]).
+    /// After [`Members::key`] answered `Some(None)` for an object inside the text (`inner`): the
+    /// index just past its closing brace (meaningless for an object that is the whole text).
     pub(crate) fn end(&self) -> usize {
         self.i
     }
@@ -698,14 +692,14 @@ mod tests {
         assert_eq!(members("{}").unwrap(), vec![]);
     }
 
-    /// The elements' texts, each read by [`Members::at`], or `None` where either declines or
+    /// The elements' texts, each read by [`Members::starting`], or `None` where either declines or
     /// the array is not the whole text (after whitespace).
     fn elements(text: &str, max_depth: usize) -> Option<Vec<&str>> {
         let b = text.as_bytes();
         let mut items = Elements::at(b, skip_ws(b, 0))?;
         let mut out = Vec::new();
         while let Some(start) = items.element()? {
-            let mut members = Members::at(b, start, max_depth)?;
+            let mut members = Members::starting(b, start, true, max_depth)?;
             while members.key(|_| None::<((), usize)>)?.is_some() {
                 members.value()?;
             }
