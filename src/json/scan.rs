@@ -1,9 +1,11 @@
 //! A one-pass scanner over the top-level members of a JSON object, for the hot path of the stream
 //! decoders: every SSE event of a protocol is one small object, most of whose members are scalars.
 //!
-//! [`scan_object`] reads each member's key and, for scalars, its value in place (strings without
+//! [`Members`] reads each member's key and, for scalars, its value in place (strings without
 //! escapes are borrowed; integers parsed); nested objects and arrays, and numbers that are not
-//! integers, are handed over as the exact slice of JSON text they occupy, for `serde_json` to parse.
+//! integers, are handed over as the exact slice of JSON text they occupy, for `serde_json` to parse,
+//! unless the caller reads an array of objects in place, each element by a `Members` of its own
+//! ([`Elements`], [`Members::starting`]; the Agent API's `content` and `output`).
 //! It returns `None` — meaning "use a full parser" — on anything it does not handle exactly as
 //! RFC 8259 says (escaped keys, control characters in strings, malformed numbers or literals,
 //! nesting deeper than asked, trailing text, …): callers then parse the text with `serde_json`,
