@@ -74,7 +74,11 @@ fn fix(text: &[u8], pos: &mut usize, mut value: Option<&mut Value>) -> Option<()
                     b',' => *pos += 1,
                     _ => {
                         let raw = string(text, pos)?;
-                        let key: String = serde_json::from_slice(raw).ok()?;
+                        // (`raw` is a whole string literal of a `&str`, so UTF-8; read as a
+                        // `str`, serde_json's reader for `&str` is the one the module has already,
+                        // where `from_slice` would compile its reader of bytes for this one call.)
+                        let key: String =
+                            serde_json::from_str(std::str::from_utf8(raw).ok()?).ok()?;
                         skip_ws(text, pos);
                         if text.get(*pos) != Some(&b':') {
                             return None;
