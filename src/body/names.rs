@@ -18,7 +18,7 @@
 // Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
 // code: see "Cold code in this crate" in src/core.rs).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -143,7 +143,7 @@ impl Body {
     /// `duplicate-part-name` ([`BodyError::DuplicatePartName`], with both indexes).
     #[inline]
     pub fn validate_names(&self) -> Result<(), BodyError> {
-        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         for (index, part) in self.parts.iter().enumerate() {
             let Some(name) = part.name.as_deref() else {
                 continue;

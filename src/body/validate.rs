@@ -18,7 +18,7 @@
 // Every function here is `#[inline]`, so that it is compiled in agentwire at opt-level "z" (cold
 // code: see "Cold code in this crate" in src/core.rs).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::names::check;
 use super::query::decode_base64;
@@ -51,7 +51,7 @@ pub fn validate_body(body: &Body) -> Vec<Violation> {
 #[inline]
 pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
     let mut out = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, part) in parts {
         let label = match &part.name {
             Some(n) => n.clone(),

@@ -1,6 +1,6 @@
 //! Resuming a stream on a new connection without duplicating or losing events.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use crate::error::ErrorCode;
 
@@ -112,7 +112,7 @@ pub struct EventCursor {
     /// Numeric ids applied so far went up by exactly one.
     gapless: bool,
     /// Non-numeric ids applied, with the largest `k` applied for each.
-    seen: HashMap<String, u64>,
+    seen: BTreeMap<String, u64>,
     /// Furthest sequence number applied, and whether they went up by one.
     seq_high: Option<u64>,
     seq_gapless: bool,
@@ -145,7 +145,7 @@ impl EventCursor {
             current: None,
             high: None,
             gapless: true,
-            seen: HashMap::new(),
+            seen: BTreeMap::new(),
             seq_high: None,
             seq_gapless: true,
             last_seq: None,

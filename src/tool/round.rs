@@ -200,14 +200,17 @@ mod agent_api {
     /// The `function_call` contents of `response` that no `function_call_output` of the same
     /// response answers (by `call_id`), in order: the calls the client must run.
     pub fn pending_function_calls(response: &AgentResponse) -> Vec<FunctionCall> {
-        let answered: std::collections::HashSet<String> = response
+        // (Built by inserting: `collect` into a `BTreeSet` compiles a sort per iterator type.)
+        let mut answered = std::collections::BTreeSet::new();
+        for o in response
             .output
             .iter()
             .filter(|m| m.kind == MessageType::FunctionCallOutput)
             .flat_map(|m| &m.content)
             .filter_map(|c| c.function_call_output())
-            .map(|o| o.call_id)
-            .collect();
+        {
+            answered.insert(o.call_id);
+        }
         response
             .output
             .iter()
@@ -303,20 +306,22 @@ pub use agent_api::{
 
 #[cfg(feature = "agentx")]
 mod agentx {
-    use std::collections::HashSet;
+    use std::collections::BTreeSet;
 
     use super::*;
     use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
 
-    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> HashSet<&'a str> {
-        messages
-            .flat_map(|m| &m.parts)
-            .filter_map(|p| match p {
-                Part::ToolResult(r) => Some(r.tool_call_id.as_str()),
-                Part::ToolError(e) => Some(e.tool_call_id.as_str()),
-                _ => None,
-            })
-            .collect()
+    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> BTreeSet<&'a str> {
+        // (Built by inserting: `collect` into a `BTreeSet` compiles a sort per iterator type.)
+        let mut answered = BTreeSet::new();
+        for p in messages.flat_map(|m| &m.parts) {
+            match p {
+                Part::ToolResult(r) => answered.insert(r.tool_call_id.as_str()),
+                Part::ToolError(e) => answered.insert(e.tool_call_id.as_str()),
+                _ => false,
+            };
+        }
+        answered
     }
 
     /// The `tool_call` parts of `response` that no `tool_result` or `tool_error` part of

@@ -2,7 +2,7 @@
 //! without recursion: a worklist of subschemas, nodes addressed by index, `$ref` resolved to the
 //! node of its target.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
@@ -246,7 +246,7 @@ impl CompiledSchema {
         let mut c = Compiler {
             root: schema,
             nodes: Vec::new(),
-            by_pointer: HashMap::new(),
+            by_pointer: BTreeMap::new(),
             queue: Vec::new(),
             warnings: Vec::new(),
         };
@@ -314,7 +314,7 @@ pub(crate) fn escape_token(token: &str) -> String {
 struct Compiler<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
-    by_pointer: HashMap<String, NodeId>,
+    by_pointer: BTreeMap<String, NodeId>,
     queue: Vec<(NodeId, &'a Value)>,
     warnings: Vec<SchemaWarning>,
 }

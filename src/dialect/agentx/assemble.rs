@@ -1,7 +1,7 @@
 //! Folding AgentX packets into logical messages, with live updates.
 
 pub use crate::error::Severity;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -205,7 +205,7 @@ fn index(i: usize) -> u32 {
 pub struct Assembler {
     options: AssemblerOptions,
     messages: Vec<Message>,
-    ids: HashMap<String, usize>,
+    ids: BTreeMap<String, usize>,
     /// The message the last packet went to.
     last: Option<usize>,
     pending: Vec<Pending>,
