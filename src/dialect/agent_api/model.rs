@@ -228,7 +228,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 ///
 /// As an event (`object: "content"`) it is addressed by `msg_id` and `index`; `delta: true` means
 /// "append to the content at `index`", otherwise "replace it".
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Content {
     /// `object`: always `"content"` in this protocol.
@@ -290,6 +290,57 @@ pub struct Content {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+/// Written out rather than derived: a derived `clone` is `#[inline]`, so it was compiled again in
+/// every crate that clones a `Content` (agentwire, at opt-level "z", beside this crate's copy at
+/// 3: 1.4 KB of the wasm module). This one is compiled here only. The destructuring names every
+/// field, so a field added to `Content` and not cloned here does not compile.
+impl Clone for Content {
+    fn clone(&self) -> Self {
+        let Content {
+            object,
+            kind,
+            index,
+            delta,
+            msg_id,
+            status,
+            sequence_number,
+            error,
+            text,
+            image_url,
+            data,
+            format,
+            file_url,
+            file_id,
+            filename,
+            file_data,
+            refusal,
+            video_url,
+            extra,
+        } = self;
+        Content {
+            object: object.clone(),
+            kind: kind.clone(),
+            index: *index,
+            delta: *delta,
+            msg_id: msg_id.clone(),
+            status: status.clone(),
+            sequence_number: *sequence_number,
+            error: error.clone(),
+            text: text.clone(),
+            image_url: image_url.clone(),
+            data: data.clone(),
+            format: format.clone(),
+            file_url: file_url.clone(),
+            file_id: file_id.clone(),
+            filename: filename.clone(),
+            file_data: file_data.clone(),
+            refusal: refusal.clone(),
+            video_url: video_url.clone(),
+            extra: extra.clone(),
+        }
+    }
 }
 
 impl Content {
