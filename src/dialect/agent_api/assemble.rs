@@ -270,9 +270,10 @@ pub struct Assembler {
     scratch: Vec<u8>,
     response: AgentResponse,
     /// Position of each message with an id. A hash map, where the crate's other maps of ids are
-    /// `BTreeMap`s (smaller in the wasm module): this one is looked up for every message event and
-    /// final `output` entry, and as a `BTreeMap` the per-event benchmark ran 0.5% more
-    /// instructions (a response of 1,000 messages; docs/performance-log.md, stop 31).
+    /// `BTreeMap`s (smaller in the wasm module): this one and `released` as a `BTreeMap` and a
+    /// `BTreeSet` made the module 1.6 KB larger (`remove` compiles the tree's rebalancing), and
+    /// the per-event benchmark ran 0.5% more instructions (a response of 1,000 messages, each
+    /// looked up for its message events and the final `output`; docs/performance-log.md, stop 31).
     ids: HashMap<String, usize>,
     /// Position of the message the last event touched (most deltas go to the same one).
     last_msg: Option<usize>,
