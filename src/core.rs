@@ -31,8 +31,6 @@
 pub mod body;
 pub mod error;
 #[doc(hidden)]
-pub mod exact_json;
-#[doc(hidden)]
 pub mod json;
 pub mod limits;
 pub mod pattern;

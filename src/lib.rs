@@ -18,7 +18,6 @@
 // The streaming path and the message model are compiled as their own crate (agentwire-core, crate
 // root src/core.rs) so that the release profile can build them for speed and the rest for size;
 // they are re-exported here at the paths they would have as modules of this crate.
-use agentwire_core::exact_json;
 #[doc(hidden)]
 pub use agentwire_core::wire_enum;
 pub use agentwire_core::{error, limits, pattern, platform, sse, wire};

@@ -14,7 +14,6 @@ const ALL_INLINE: &[&str] = &[
     "src/dialect/agent_api/body.rs",
     "src/dialect/agent_api/build.rs",
     "src/dialect/agent_api/request.rs",
-    "src/exact_json.rs",
 ];
 
 /// `body/query.rs`: every function but `list` (which `MessageBody.list` runs over every part).

@@ -34,24 +34,17 @@ impl Body {
     /// [`BodyError::InvalidBody`] (`invalid-body`) with serde_json's reason and its 1-based line and
     /// column (bytes), `syntax: true` when the text is not JSON at all.
     ///
-    /// Floats in part metadata are read correctly rounded (a timestamp comes back bit for bit).
+    /// Floats in part metadata are read correctly rounded (a timestamp comes back bit for bit)
+    /// with the `exact-floats` feature, which `bodies` and so every default build turn on (see
+    /// `json::parse_value`); without it, as serde_json reads them, "best effort".
     #[inline]
     pub fn from_json(text: &str) -> Result<Body, BodyError> {
-        let body: Body = serde_json::from_str(text).map_err(|e| BodyError::InvalidBody {
+        serde_json::from_str(text).map_err(|e| BodyError::InvalidBody {
             reason: reason_of(&e),
             syntax: e.is_syntax() || e.is_eof(),
             line: e.line(),
             column: e.column(),
-        })?;
-        if body.parts.iter().all(|p| p.metadata.is_none()) {
-            return Ok(body);
-        }
-        // Metadata may hold floats, which serde_json may read one ULP off: read them again
-        // exactly. The text parsed above, so this cannot fail; if it did, the first reading stands.
-        Ok(crate::exact_json::parse(text)
-            .ok()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or(body))
+        })
     }
 
     /// The part named exactly `name`, as a `Result` ([`get`](Self::get) gives an `Option`).

@@ -28,6 +28,15 @@ pub fn json_text(value: &serde_json::Value) -> String {
 /// `serde_json::from_str::<Value>`: JSON text read into a tree, compiled once (here, at opt-level
 /// 3) for every caller. Not API.
 ///
+/// With the `exact-floats` feature (agentwire's `exact-floats`, which `bodies`, so every default
+/// build, turns on), every float literal is read as the nearest `f64` (as `JSON.parse` and
+/// `f64::from_str` read it), here and in every other serde_json reading of the build: the feature
+/// is serde_json's `float_roundtrip`, and cargo enables a dependency's features for the whole
+/// build. Without it serde_json reads floats "best effort": about one Python `time.time()`
+/// timestamp in sixty came back one ULP off (`1758972921.8811321` as `1758972921.881132`), where
+/// Atlas messages and part metadata carry float timestamps that must survive Rust → JSON →
+/// JavaScript → JSON → Rust bit for bit.
+///
 /// # Errors
 /// serde_json's syntax error (`is_syntax` or `is_eof`, with its 1-based line and column).
 #[doc(hidden)]
@@ -95,7 +104,47 @@ mod tests {
         })
     }
 
+    /// serde_json's `float_roundtrip` is on: floats read correctly rounded. (Without the feature
+    /// this fails: `4200001210513.073410` is read one ULP off.)
+    #[cfg(feature = "exact-floats")]
+    #[test]
+    fn floats_are_read_correctly_rounded() {
+        let text = r#"{"t": 1758972921.8811321, "a": [1795691546.6036239, {"x": -1.4901437678453860e129}]}"#;
+        let v = super::parse_value(text).unwrap_or_default();
+        assert_eq!(v["t"].as_f64(), Some(1758972921.8811321_f64));
+        assert_eq!(v["a"][0].as_f64(), Some(1795691546.6036239_f64));
+        assert_eq!(v["a"][1]["x"].as_f64(), Some(-1.490143767845386e129_f64));
+        let lit = "4200001210513.073410";
+        assert_eq!(
+            serde_json::from_str::<f64>(lit).ok(),
+            lit.parse::<f64>().ok()
+        );
+    }
+
     proptest! {
+        /// Any float literal (long mantissas, subnormal and huge exponents) reads as
+        /// `f64::from_str` reads it; past `f64`'s range serde_json refuses it.
+        #[cfg(feature = "exact-floats")]
+        #[test]
+        fn serde_json_reads_every_float_correctly_rounded(
+            neg in any::<bool>(),
+            int in "[1-9][0-9]{0,20}|0",
+            frac in "[0-9]{1,25}",
+            exp in prop::option::of(-340i32..340),
+        ) {
+            let sign = if neg { "-" } else { "" };
+            let exp = exp.map_or(String::new(), |e| format!("e{e}"));
+            let lit = format!("{sign}{int}.{frac}{exp}");
+            let want: f64 = lit.parse().unwrap();
+            let got = super::parse_value(&lit);
+            if want.is_finite() {
+                let got = got.ok().and_then(|v| v.as_f64()).map(f64::to_bits);
+                prop_assert_eq!(got, Some(want.to_bits()), "{}", lit);
+            } else {
+                prop_assert!(got.is_err(), "{}", lit);
+            }
+        }
+
         #[test]
         fn json_text_is_values_display(v in value()) {
             prop_assert_eq!(super::json_text(&v), v.to_string());

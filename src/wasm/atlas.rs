@@ -11,7 +11,8 @@ use serde_json::Value;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
-use super::body::{body_arg, from_js_exact, instance, stringify, JsMessageBody};
+use super::body::{body_arg, instance, stringify, JsMessageBody};
+use super::convert::from_js;
 use super::convert::{to_js, to_ts};
 use super::error::{invalid_argument, js_error};
 use crate::dialect::atlas::{AtlasError, MessageType, ReadOptions, StructuredMessage, ToolStatus};
@@ -86,7 +87,7 @@ fn atlas_error(e: &AtlasError) -> JsValue {
 
 /// A JSON object argument (floats exact), or `wrong-type` naming `path`.
 fn object_arg(value: &JsValue, path: &str) -> Result<JsonMap, JsValue> {
-    match from_js_exact::<Value>(value, path)? {
+    match from_js::<Value>(value, path)? {
         Value::Object(map) => Ok(map),
         other => Err(atlas_error(&AtlasError::wrong_type(path, "object", &other))),
     }
@@ -259,7 +260,7 @@ impl JsStructuredMessage {
         >,
     ) -> Result<JsStructuredMessage, JsValue> {
         let options: ReadOptions = match options.filter(|o| !o.is_undefined() && !o.is_null()) {
-            Some(o) => from_js_exact(&o, "options")?,
+            Some(o) => from_js(&o, "options")?,
             None => ReadOptions::LENIENT,
         };
         let text = match input.as_string() {
@@ -345,7 +346,7 @@ impl JsStructuredMessage {
                 }))
             }
         };
-        let result: Value = from_js_exact(&result, "result")?;
+        let result: Value = from_js(&result, "result")?;
         self.0.add_tool_result(name, result, call_id, status, error);
         Ok(())
     }

@@ -8,7 +8,6 @@
 //! no key (not even `"__proto__"`) changes a prototype.
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tsify::Ts;
 use wasm_bindgen::convert::TryFromJsValue;
@@ -16,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{json_to_js, to_js, to_ts};
+use super::convert::{from_js, json_to_js, to_js, to_ts};
 use super::error::{invalid_argument, js_error};
 use super::http::promise;
 pub use super::pattern::JsPattern;
@@ -52,21 +51,6 @@ pub(crate) fn stringify(value: &JsValue, what: &str) -> Result<String, JsValue> 
         .ok()
         .and_then(|s| JsValue::from(s).as_string())
         .ok_or_else(|| invalid_argument(what, "it cannot be converted to JSON"))
-}
-
-/// A JavaScript value as a Rust value, floats correctly rounded (unlike `convert::from_js`, whose
-/// serde_json reading may be one ULP off).
-///
-/// # Errors
-/// `invalid-argument` naming `what` when the value does not have the declared shape.
-pub(crate) fn from_js_exact<T: DeserializeOwned>(
-    value: &JsValue,
-    what: &str,
-) -> Result<T, JsValue> {
-    let text = stringify(value, what)?;
-    let value =
-        crate::exact_json::parse(&text).map_err(|e| invalid_argument(what, &e.to_string()))?;
-    serde_json::from_value(value).map_err(|e| invalid_argument(what, &e.to_string()))
 }
 
 /// If `value` is an instance of the exported class `T`, a copy of its Rust value.
@@ -107,9 +91,9 @@ pub(crate) fn body_arg(value: &JsValue) -> Result<Body, JsValue> {
         return Ok(b.0);
     }
     if Array::is_array(value) {
-        return from_js_exact::<Vec<Part>>(value, "parts").map(Body::new);
+        return from_js::<Vec<Part>>(value, "parts").map(Body::new);
     }
-    from_js_exact(value, "body")
+    from_js(value, "body")
 }
 
 /// A schema argument: a `BodySchema` or its JSON.
@@ -120,7 +104,7 @@ pub(crate) fn schema_arg(value: &JsValue) -> Result<BodySchema, JsValue> {
     if let Some(s) = instance::<JsBodySchema>(value) {
         return Ok(s.0);
     }
-    let json: Value = from_js_exact(value, "schema")?;
+    let json: Value = from_js(value, "schema")?;
     BodySchema::from_json(&json).map_err(|e| js_error(&e))
 }
 
@@ -157,7 +141,7 @@ impl JsMessageBody {
         if !Array::is_array(&parts) {
             return Err(invalid_argument("parts", "expected an array of parts"));
         }
-        from_js_exact::<Vec<Part>>(&parts, "parts").map(|p| Self(Body::new(p)))
+        from_js::<Vec<Part>>(&parts, "parts").map(|p| Self(Body::new(p)))
     }
 
     /// Reads a body from its JSON, `{"parts": [...]}`: JSON text, or an object (which is
@@ -187,7 +171,7 @@ impl JsMessageBody {
     pub fn from_agent_message(
         #[wasm_bindgen(unchecked_param_type = "Message")] message: JsValue,
     ) -> Result<JsMessageBody, JsValue> {
-        let m: crate::dialect::agent_api::Message = from_js_exact(&message, "message")?;
+        let m: crate::dialect::agent_api::Message = from_js(&message, "message")?;
         Ok(Self(m.body()))
     }
 
@@ -201,7 +185,7 @@ impl JsMessageBody {
     pub fn from_acp_message(
         #[wasm_bindgen(unchecked_param_type = "AcpMessage")] message: JsValue,
     ) -> Result<JsMessageBody, JsValue> {
-        let m: crate::dialect::acp::Message = from_js_exact(&message, "message")?;
+        let m: crate::dialect::acp::Message = from_js(&message, "message")?;
         Ok(Self(m.body()))
     }
 
@@ -215,7 +199,7 @@ impl JsMessageBody {
     pub fn from_agentx_message(
         #[wasm_bindgen(unchecked_param_type = "AgentxMessage")] message: JsValue,
     ) -> Result<JsMessageBody, JsValue> {
-        let m: crate::dialect::agentx::Message = from_js_exact(&message, "message")?;
+        let m: crate::dialect::agentx::Message = from_js(&message, "message")?;
         Ok(Self(m.body()))
     }
 
@@ -380,7 +364,7 @@ impl JsBodySchema {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "BodySchemaJson")] schema: JsValue,
     ) -> Result<JsBodySchema, JsValue> {
-        let json: Value = from_js_exact(&schema, "schema")?;
+        let json: Value = from_js(&schema, "schema")?;
         BodySchema::from_json(&json)
             .map(Self)
             .map_err(|e| js_error(&e))
@@ -511,7 +495,7 @@ pub fn validate_payload_js(
             None => None,
         };
         let limits: PayloadLimits = match limits.filter(|l| !l.is_null() && !l.is_undefined()) {
-            Some(l) => from_js_exact(&l, "limits")?,
+            Some(l) => from_js(&l, "limits")?,
             None => PayloadLimits::default(),
         };
         Ok::<_, JsValue>((schema, limits))

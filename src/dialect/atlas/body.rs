@@ -9,7 +9,6 @@ use super::message::{ReadOptions, StructuredMessage, ToolCall, ToolResult, ToolS
 use super::read::{check_type, join, optional_number, optional_object, optional_string, string};
 use super::AtlasError;
 use crate::body::{Body, ContentEncoding, Part, PartKind, MAX_NAME_LEN};
-use crate::exact_json as exact;
 use crate::platform::{now_unix_seconds, uuid_v4};
 use crate::wire::JsonMap;
 
@@ -244,7 +243,7 @@ fn json_content(part: &Part, path: &str) -> Result<Option<Value>, AtlasError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    exact::parse(&text)
+    agentwire_core::json::parse_value(&text)
         .map(Some)
         .map_err(|e| AtlasError::InvalidPartContent {
             path: join(path, "content"),

@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use super::{read, AtlasError};
 use crate::error::ErrorCode;
-use crate::exact_json as exact;
 use crate::platform::{now_unix_seconds, uuid_v4};
 use crate::wire::{CowStr, JsonMap};
 use crate::wire_enum;
@@ -584,12 +583,13 @@ impl StructuredMessage {
     ///
     /// `invalid-json` when `text` is not JSON, else as [`from_value_with`](Self::from_value_with).
     pub fn from_json_with(text: &str, options: &ReadOptions) -> Result<Self, AtlasError> {
-        let value = exact::parse(text).map_err(|e| AtlasError::InvalidJson {
-            reason: e.to_string(),
-            line: e.line(),
-            column: e.column(),
-            input: text.to_owned(),
-        })?;
+        let value =
+            agentwire_core::json::parse_value(text).map_err(|e| AtlasError::InvalidJson {
+                reason: e.to_string(),
+                line: e.line(),
+                column: e.column(),
+                input: text.to_owned(),
+            })?;
         read::message(&value, options)
     }
 }
