@@ -1102,3 +1102,26 @@ fn releasing_a_message_before_another_keeps_the_others_updates_right() {
         }
     }
 }
+
+/// With `exact-floats` (every default build), a float of a `data` content reaches the response
+/// as the nearest `f64` to its text, as `JSON.parse` reads it; serde_json's default reading gives
+/// `1758972921.881132` for this timestamp.
+#[cfg(feature = "exact-floats")]
+#[test]
+fn a_data_content_s_floats_are_read_correctly_rounded() {
+    let sse = br#"data: {"object":"message","id":"m","type":"message","role":"assistant","status":"created"}
+
+data: {"object":"content","type":"data","index":0,"msg_id":"m","status":"completed","data":{"t":1758972921.8811321,"x":[-1.4901437678453860e129]}}
+
+"#;
+    let (response, _) = assemble(&[sse], false);
+    let data = response.output[0].content[0].data.as_ref().unwrap();
+    assert_eq!(
+        data["t"].as_f64(),
+        Some("1758972921.8811321".parse::<f64>().unwrap())
+    );
+    assert_eq!(
+        data["x"][0].as_f64(),
+        Some("-1.4901437678453860e129".parse::<f64>().unwrap())
+    );
+}
