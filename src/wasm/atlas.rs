@@ -12,8 +12,7 @@ use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
 use super::body::{body_arg, instance, stringify, JsMessageBody};
-use super::convert::from_js;
-use super::convert::{to_js, to_ts};
+use super::convert::{from_js, to_js, to_ts};
 use super::error::{invalid_argument, js_error};
 use crate::dialect::atlas::{AtlasError, MessageType, ReadOptions, StructuredMessage, ToolStatus};
 use crate::wire::JsonMap;
