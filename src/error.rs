@@ -37,7 +37,7 @@ impl Details {
     /// The object with `key` set to `value` as JSON (`None` becomes `null`).
     #[inline(never)]
     pub fn field<T: serde::Serialize + ?Sized>(mut self, key: &str, value: &T) -> Self {
-        self.put(key, serde_json::to_value(value).unwrap_or_default());
+        self.put(key, crate::json::to_tree(value).unwrap_or_default());
         self
     }
 

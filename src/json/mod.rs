@@ -45,6 +45,26 @@ pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
     serde_json::from_str(text)
 }
 
+/// `serde_json::to_value(value)`: `value` as a [`serde_json::Value`] tree. Not API.
+///
+/// With `exact-floats` the value is written as JSON text by serde_json's writer and read back by
+/// [`parse_value`]: the writer of most types is compiled for their way to JavaScript already,
+/// where `to_value` compiles serde's `Value` serializer per type. The tree is the same: floats
+/// are written as the shortest text that reads back as the same `f64` (ryu), and read correctly
+/// rounded; a non-finite float becomes `null` either way. Without `exact-floats` the reading back
+/// could be one ULP off, so this is `to_value`.
+///
+/// # Errors
+/// serde_json's error for a value that has no JSON (a map whose keys are not strings), or a
+/// `Serialize` implementation's own error.
+#[doc(hidden)]
+pub fn to_tree<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
+    #[cfg(feature = "exact-floats")]
+    return parse_value(&serde_json::to_string(value)?);
+    #[cfg(not(feature = "exact-floats"))]
+    return serde_json::to_value(value);
+}
+
 /// Reads JSON text as a `T` in two steps: the text into a [`serde_json::Value`]
 /// ([`parse_value`], one reader for every type), then `T` from the tree. Reading `T` from the
 /// text directly compiles serde_json's text reader once per type (and once more per type of each
@@ -148,6 +168,32 @@ mod tests {
         #[test]
         fn json_text_is_values_display(v in value()) {
             prop_assert_eq!(super::json_text(&v), v.to_string());
+        }
+
+        /// `to_tree` builds the tree `to_value` builds, floats bit for bit (with `exact-floats`
+        /// through text; without it, it is `to_value`).
+        #[test]
+        fn to_tree_is_to_value(
+            v in value(),
+            float in any::<f64>(),
+            int in any::<i64>(),
+            count in prop::option::of(any::<u64>()),
+            name in ".{0,8}",
+        ) {
+            #[derive(serde::Serialize)]
+            struct Sample<'a> {
+                float: f64,
+                int: i64,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                count: Option<u64>,
+                name: &'a str,
+                floats: [f64; 2],
+                value: &'a Value,
+            }
+            let s = Sample { float, int, count, name: &name, floats: [float / 3.0, -float], value: &v };
+            let (got, want) = (super::to_tree(&s).ok(), serde_json::to_value(&s).ok());
+            prop_assert!(want.is_some());
+            prop_assert_eq!(got, want);
         }
     }
 }

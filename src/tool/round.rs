@@ -288,7 +288,8 @@ mod agent_api {
         next.input.extend(response.output.iter().cloned());
         for outcome in outcomes {
             // As `RequestBuilder::function_call_output` writes it.
-            let data = serde_json::to_value(function_call_output(outcome)).unwrap_or_default();
+            let data =
+                agentwire_core::json::to_tree(&function_call_output(outcome)).unwrap_or_default();
             next.input.push(Message {
                 kind: MessageType::FunctionCallOutput,
                 ..Message::new(Role::Tool, vec![Content::data(data)])

@@ -379,7 +379,7 @@ impl<'a> RawEvent<'a> {
     pub(crate) fn leftovers(&mut self) -> JsonMap {
         fn put<T: Serialize>(extra: &mut JsonMap, key: &str, v: Option<T>) {
             if let Some(v) = v {
-                if let Ok(v) = serde_json::to_value(v) {
+                if let Ok(v) = agentwire_core::json::to_tree(&v) {
                     extra.insert(key.to_owned(), v);
                 }
             }

@@ -184,7 +184,7 @@ impl PartMetadata {
 
     /// The metadata as a JSON object, `kind` included.
     pub fn to_map(&self) -> JsonMap {
-        match serde_json::to_value(self) {
+        match agentwire_core::json::to_tree(self) {
             Ok(serde_json::Value::Object(m)) => m,
             _ => JsonMap::new(),
         }

@@ -497,7 +497,7 @@ impl<'a> RawEvent<'a> {
     fn leftovers(&mut self, rest: Option<Rest>, extra: &mut JsonMap) {
         fn put<T: Serialize>(extra: &mut JsonMap, key: &str, v: Option<T>) {
             if let Some(v) = v {
-                if let Ok(v) = serde_json::to_value(v) {
+                if let Ok(v) = crate::json::to_tree(&v) {
                     extra.insert(key.to_owned(), v);
                 }
             }

@@ -233,7 +233,7 @@ impl ErrorCode for AgentApiError {
                 .into(),
             AgentApiError::InvalidEvent { data, .. } => Details::new().field("data", data).into(),
             AgentApiError::Sse(e) => e.details(),
-            AgentApiError::Server { error } => serde_json::to_value(error).unwrap_or_default(),
+            AgentApiError::Server { error } => crate::json::to_tree(error).unwrap_or_default(),
             AgentApiError::StreamIncomplete { last_status } => {
                 Details::new().field("lastStatus", last_status).into()
             }

@@ -152,7 +152,7 @@ impl RequestBuilder {
     /// Adds a `function_call_output` message (role `tool`) answering call `call_id`.
     #[inline]
     pub fn function_call_output(mut self, output: FunctionCallOutput) -> Self {
-        let data = serde_json::to_value(output).unwrap_or_default();
+        let data = crate::json::to_tree(&output).unwrap_or_default();
         self.request.input.push(Message {
             kind: MessageType::FunctionCallOutput,
             ..Message::new(Role::Tool, vec![Content::data(data)])

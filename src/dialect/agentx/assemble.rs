@@ -683,7 +683,7 @@ impl Assembler {
             reason,
             part: match &part {
                 Part::Other(map) => serde_json::Value::Object(map.clone()),
-                other => serde_json::to_value(other).unwrap_or_default(),
+                other => agentwire_core::json::to_tree(other).unwrap_or_default(),
             },
         });
         let odd_call_id = match &part {

@@ -535,7 +535,7 @@ impl StructuredMessage {
     /// The message as a JSON value (the reference's `to_dict`; shape in the type's documentation).
     pub fn to_value(&self) -> Value {
         // Serializing maps with string keys, strings, numbers and values cannot fail.
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        agentwire_core::json::to_tree(self).unwrap_or(Value::Null)
     }
 
     /// The message as compact JSON text (the reference's `to_json`), keys in the order of the
