@@ -399,7 +399,11 @@ impl BodySchema {
     /// The schema as JSON: `{"parts": [{"name"?, "contentType", "required"}]}`.
     #[inline]
     pub fn to_json(&self) -> Value {
-        json!({ "parts": self.parts.iter().map(SchemaPart::to_json).collect::<Vec<_>>() })
+        // Not `json!`, which would compile serde_json's `Value` serializer for the array.
+        let mut o = serde_json::Map::new();
+        let parts = self.parts.iter().map(SchemaPart::to_json).collect();
+        o.insert("parts".into(), Value::Array(parts));
+        Value::Object(o)
     }
 
     /// The schema parts, in order.

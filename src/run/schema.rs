@@ -85,12 +85,14 @@ impl Transition {
             Value::Object(mut o) => o.remove("parts").unwrap_or_else(|| json!([])),
             _ => json!([]),
         };
-        json!({
-            "party": self.party,
-            "type": self.message_type,
-            "schema": parts,
-            "nextState": self.next_state,
-        })
+        // Inserted one by one: `json!` would compile serde_json's `Value` serializer for its
+        // values (`to_value`), which nothing else in the wasm module needs.
+        let mut o = serde_json::Map::new();
+        o.insert("party".into(), self.party.as_str().into());
+        o.insert("type".into(), self.message_type.as_str().into());
+        o.insert("schema".into(), parts);
+        o.insert("nextState".into(), self.next_state.as_str().into());
+        Value::Object(o)
     }
 
     /// The move this transition allows, without its body schema.

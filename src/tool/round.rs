@@ -246,10 +246,14 @@ mod agent_api {
             } => s.clone(),
             ToolOutcome::Result { value, .. } => serde_json::to_string(value).unwrap_or_default(),
             ToolOutcome::Error { error, .. } => {
-                agentwire_core::json::json_text(&serde_json::json!({
-                    "error_type": error_type_name(error.error_type),
-                    "message": error.message,
-                }))
+                // As `json!` would write it, without compiling serde_json's `Value` serializer.
+                let mut o = serde_json::Map::new();
+                o.insert(
+                    "error_type".into(),
+                    error_type_name(error.error_type).into(),
+                );
+                o.insert("message".into(), error.message.as_str().into());
+                agentwire_core::json::json_text(&Value::Object(o))
             }
         };
         FunctionCallOutput {

@@ -339,11 +339,20 @@ impl Call {
                         Ok(c) => {
                             connection = c;
                             self.decoder.borrow_mut().inner_mut().reconnect();
-                            self.notice(&serde_json::json!({
-                                "type": "issue", "severity": "warning", "code": "resumed",
-                                "message": format!("the connection broke ({broke}); resumed after event {last_event_id} (attempt {attempts})"),
-                                "details": { "attempt": attempts, "lastEventId": last_event_id, "reason": broke.to_string() },
-                            }))?;
+                            let message = format!("the connection broke ({broke}); resumed after event {last_event_id} (attempt {attempts})");
+                            let details = crate::error::Details::new()
+                                .field("attempt", &attempts)
+                                .field("lastEventId", &last_event_id)
+                                .field("reason", &broke.to_string());
+                            // Inserted one by one: `json!` compiles serde_json's `Value`
+                            // serializer for its values, which nothing else needs.
+                            let mut issue = serde_json::Map::new();
+                            issue.insert("type".into(), "issue".into());
+                            issue.insert("severity".into(), "warning".into());
+                            issue.insert("code".into(), "resumed".into());
+                            issue.insert("message".into(), message.into());
+                            issue.insert("details".into(), details.into());
+                            self.notice(&serde_json::Value::Object(issue))?;
                         }
                         Err(e) if self.aborted() => {
                             drop(e);
