@@ -51,7 +51,7 @@ pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
 /// agentwire's `bodies`) the value is written as JSON text by serde_json's writer and read back
 /// by [`parse_value`]: the writer of most types is compiled for their way to JavaScript already,
 /// and `parse_value` for reading, where `to_value` compiles serde_json's `Value` serializer per
-/// type (the default wasm module: 6.5 KB gzipped smaller). The tree is the same: floats are
+/// type (the default wasm module: about 6 KB gzipped smaller). The tree is the same: floats are
 /// written as the shortest text that reads back as the same `f64` (ryu), and read correctly
 /// rounded; a non-finite float becomes `null` either way. Without `exact-floats` the reading back
 /// could be one ULP off, and without `trees-from-text` (a build that reads no JSON text into
