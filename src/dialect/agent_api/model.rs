@@ -381,15 +381,80 @@ impl Content {
         }
     }
 
-    /// The content's `data` read as a [`FunctionCall`] (`data` contents of call messages).
+    /// The content's `data` read as a [`FunctionCall`] (`data` contents of call messages), as
+    /// serde reads the struct: an object whose members `call_id`, `name` and `arguments` are
+    /// strings where present (missing ones empty, other members ignored), or an array of at most
+    /// three strings in that order; `None` for anything else.
+    // Read by hand (see `string_fields`); cold, so `#[inline]` (compiled at "z" in its caller).
+    #[inline]
     pub fn function_call(&self) -> Option<FunctionCall> {
-        serde_json::from_value(self.data.clone()?).ok()
+        let [call_id, name, arguments] = string_fields(
+            self.data.as_ref()?,
+            [("call_id", false), ("name", false), ("arguments", false)],
+        )?;
+        Some(FunctionCall {
+            call_id: call_id.unwrap_or_default(),
+            name: name.unwrap_or_default(),
+            arguments: arguments.unwrap_or_default(),
+        })
     }
 
-    /// The content's `data` read as a [`FunctionCallOutput`].
+    /// The content's `data` read as a [`FunctionCallOutput`], as serde reads the struct: an
+    /// object whose members `call_id` and `output` are strings where present and `name` a string
+    /// or `null` (other members ignored), or an array of at most three such values in that
+    /// order; `None` for anything else.
+    #[inline]
     pub fn function_call_output(&self) -> Option<FunctionCallOutput> {
-        serde_json::from_value(self.data.clone()?).ok()
+        let [call_id, name, output] = string_fields(
+            self.data.as_ref()?,
+            [("call_id", false), ("name", true), ("output", false)],
+        )?;
+        Some(FunctionCallOutput {
+            call_id: call_id.unwrap_or_default(),
+            name,
+            output: output.unwrap_or_default(),
+        })
     }
+}
+
+/// The string fields `fields` (each a name and whether `null` is allowed, read as absent) of a
+/// struct whose fields all have defaults, read from `value` as serde's derived reader reads them
+/// from a `serde_json::Value`: from an object, the members of those names (the others ignored);
+/// from an array of at most `N` elements, the fields in order. `None` where serde fails: a field
+/// of another type, a longer array, any other value.
+///
+/// One function for [`Content::function_call`] and [`Content::function_call_output`]: the derived
+/// readers, each compiled for an owned `Value`, were about 3 KB of wasm each.
+#[inline]
+fn string_fields<const N: usize>(
+    value: &serde_json::Value,
+    fields: [(&str, bool); N],
+) -> Option<[Option<String>; N]> {
+    use serde_json::Value;
+    fn read(v: &Value, nullable: bool) -> Option<Option<String>> {
+        match v {
+            Value::String(s) => Some(Some(s.clone())),
+            Value::Null if nullable => Some(None),
+            _ => None,
+        }
+    }
+    let mut out = std::array::from_fn(|_| None);
+    match value {
+        Value::Object(map) => {
+            for (slot, (name, nullable)) in out.iter_mut().zip(fields) {
+                if let Some(v) = map.get(name) {
+                    *slot = read(v, nullable)?;
+                }
+            }
+        }
+        Value::Array(items) if items.len() <= N => {
+            for (slot, (v, (_, nullable))) in out.iter_mut().zip(items.iter().zip(fields)) {
+                *slot = read(v, nullable)?;
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
 }
 
 /// A message (`object: "message"`): one turn's item of a given [`MessageType`].
@@ -783,7 +848,41 @@ mod tests {
         prop_oneof![3 => object, 1 => field_value()]
     }
 
+    /// A content's `data`: objects with the fields of calls and outputs (and others) of every
+    /// type, arrays of up to four such values, and other values.
+    fn call_data() -> impl Strategy<Value = Value> {
+        const KEYS: [&str; 6] = ["call_id", "name", "arguments", "output", "type", "id"];
+        let object =
+            proptest::collection::vec((proptest::sample::select(&KEYS[..]), field_value()), 0..5)
+                .prop_map(|fields| {
+                    let mut map = JsonMap::new();
+                    for (k, v) in fields {
+                        map.insert(k.to_owned(), v);
+                    }
+                    Value::Object(map)
+                });
+        let array = proptest::collection::vec(
+            prop_oneof![3 => "[a-z]{0,3}".prop_map(Value::from), 1 => field_value()],
+            0..5,
+        )
+        .prop_map(Value::Array);
+        prop_oneof![4 => object, 2 => array, 1 => field_value()]
+    }
+
     proptest! {
+        #[test]
+        fn function_calls_read_as_serde_reads_them(data in proptest::option::of(call_data())) {
+            let content = Content { data: data.clone(), ..Content::default() };
+            prop_assert_eq!(
+                content.function_call(),
+                data.clone().and_then(|d| serde_json::from_value::<FunctionCall>(d).ok())
+            );
+            prop_assert_eq!(
+                content.function_call_output(),
+                data.and_then(|d| serde_json::from_value::<FunctionCallOutput>(d).ok())
+            );
+        }
+
         #[test]
         fn error_info_reads_what_the_untagged_enum_read(value in error_value()) {
             let text = value.to_string();
