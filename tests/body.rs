@@ -537,6 +537,23 @@ fn payload_locations() {
     );
 }
 
+/// A part is an object: an array of its fields (which serde_json's own reader of a tree takes
+/// for a struct) is refused, and the parts after it are still checked.
+#[test]
+fn payload_part_given_as_an_array_is_refused() {
+    let r = report(br#"{"parts": [["/a", null, "x"], {"name": "/b", "content": 5}]}"#);
+    let got: Vec<(&str, Option<usize>)> = r
+        .errors
+        .iter()
+        .map(|e| (e.code.as_str(), e.part_index))
+        .collect();
+    assert_eq!(got, [("invalid-part", Some(0)), ("invalid-part", Some(1))]);
+    assert_eq!(
+        r.errors[0].message,
+        "part 0: not a valid part: invalid type: sequence, expected struct Part"
+    );
+}
+
 #[test]
 fn payload_schema_errors_follow_model_errors() {
     let s = schema(json!([{"contentType": "text/plain", "required": true}]));

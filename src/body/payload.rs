@@ -261,7 +261,7 @@ pub fn validate_payload(
         }
         Scan::Ok { part_starts } => part_starts,
     };
-    let value: Value = match agentwire_core::json::parse_value(text) {
+    let mut value: Value = match agentwire_core::json::parse_value(text) {
         Ok(v) => v,
         Err(e) => {
             let loc = locator.locate_line_column(e.line(), e.column());
@@ -282,8 +282,9 @@ pub fn validate_payload(
             );
         }
     };
-    let parts = match value.get("parts") {
-        Some(Value::Array(parts)) if value.is_object() => parts,
+    // Taken out of the tree: each part is then read from its own value, not copied.
+    let parts = match value.get_mut("parts") {
+        Some(Value::Array(parts)) => std::mem::take(parts),
         _ => {
             return PayloadReport::fail(PayloadError::new(
                 C::InvalidMessage,
@@ -320,10 +321,10 @@ pub fn validate_payload(
 
     let mut errors = Vec::new();
     let mut good: Vec<(usize, Part)> = Vec::with_capacity(parts.len());
-    for (i, v) in parts.iter().enumerate() {
+    for (i, v) in parts.into_iter().enumerate() {
         let name = v.get("name").and_then(Value::as_str).map(str::to_owned);
         let label = name.clone().unwrap_or_else(|| format!("part {i}"));
-        if part_over(v, limits.max_part_bytes) {
+        if part_over(&v, limits.max_part_bytes) {
             let mut e = PayloadError::new(
                 C::PartTooLarge,
                 format!("{label}: part is more than {} bytes", limits.max_part_bytes),
@@ -334,7 +335,7 @@ pub fn validate_payload(
             errors.push(e);
             continue;
         }
-        match Part::deserialize(v) {
+        match agentwire_core::json::from_tree::<Part>(v) {
             Ok(p) => good.push((i, p)),
             Err(err) => {
                 let mut e =

@@ -5,7 +5,10 @@
 //! it through `agentwire::json`, which documents it.
 
 pub(crate) mod scan;
+mod tree;
 pub(crate) mod write;
+
+pub use tree::{from_tree, Tree};
 
 /// Appends `s` to `out` as a JSON string literal (serde_json's text), compiled here at opt-level
 /// 3. For agentwire's hand-written JSON writers (`agentwire::json::changes_json`); not API.
@@ -76,14 +79,15 @@ pub fn to_tree<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<se
 /// string. Not API.
 ///
 /// What differs from `serde_json::from_str::<T>`: a wrong shape (`is_data`) has no position
-/// (`line` and `column` 0), and of a key given twice in one object the last counts (as in
-/// `JSON.parse`) where a derived struct would refuse it as a `duplicate field`.
+/// (`line` and `column` 0), of a key given twice in one object the last counts (as in
+/// `JSON.parse`) where a derived struct would refuse it as a `duplicate field`, and a struct is
+/// read only from an object, not from an array of its fields ([`from_tree`]).
 ///
 /// # Errors
 /// A syntax error as [`parse_value`], or serde's error for a tree that is not a `T`.
 #[doc(hidden)]
 pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    T::deserialize(parse_value(text)?)
+    from_tree(parse_value(text)?)
 }
 
 /// Appends the JSON text of `value` to `out` (serde_json's text), compiled here at opt-level 3:
@@ -144,7 +148,170 @@ mod tests {
         );
     }
 
+    /// The types [`super::from_tree`] is checked with: every kind of serde reading a derive
+    /// makes (structs, optional and defaulted fields, sequences, maps, tuples, unit and newtype
+    /// structs, externally, internally and untagged enums, `flatten`), over the keys `a`..`f`.
+    mod shapes {
+        use std::collections::BTreeMap;
+
+        use serde::Deserialize;
+        use serde_json::Value;
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        pub struct Outer {
+            pub a: Option<String>,
+            #[serde(default)]
+            pub b: Vec<Inner>,
+            pub c: Option<Kind>,
+            pub d: Option<BTreeMap<String, u8>>,
+            pub e: Option<(bool, f64)>,
+            #[serde(default)]
+            pub f: Option<Data>,
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        pub struct Inner {
+            pub a: String,
+            #[serde(default)]
+            pub b: i64,
+            pub c: Option<Unit>,
+            pub d: Option<Newtype>,
+            pub e: Option<char>,
+            pub f: Option<Either>,
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum Kind {
+            A,
+            B,
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[allow(non_camel_case_types)]
+        pub enum Data {
+            a(String),
+            b(bool, u8),
+            c { a: String },
+            d,
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(untagged)]
+        pub enum Either {
+            Text(String),
+            Inner(Box<Inner>),
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        pub struct Unit;
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        pub struct Newtype(pub i64);
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        pub struct Flat {
+            pub a: Option<u32>,
+            #[serde(flatten)]
+            pub rest: BTreeMap<String, Value>,
+        }
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(tag = "a")]
+        #[allow(non_camel_case_types)]
+        pub enum Tagged {
+            b { c: i64 },
+            d,
+        }
+    }
+
+    /// Trees over the keys of [`shapes`], with strings that are those keys and variant names.
+    fn shaped_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-3i64..300).prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            Just(Value::from(1.5)),
+            "[a-f]|[a-f]{2}|".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map("[a-f]", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// `from_tree::<T>` against serde_json's reader of an owned `Value`: the same value or the
+    /// same message, except that a struct is not read from an array.
+    fn same_as_serde_json<T>(v: &Value) -> Result<(), TestCaseError>
+    where
+        T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let ours = super::from_tree::<T>(v.clone()).map_err(|e| e.to_string());
+        let theirs = serde_json::from_value::<T>(v.clone()).map_err(|e| e.to_string());
+        match &ours {
+            Err(m) if m.starts_with("invalid type: sequence, expected struct ") => {}
+            _ => prop_assert_eq!(ours, theirs, "{}", v),
+        }
+        Ok(())
+    }
+
+    /// The cases the generated trees rarely reach: arrays longer than a tuple, an empty array for
+    /// a tuple variant, objects of several members for an enum, and a struct from an array.
+    #[test]
+    fn tree_reads_edge_cases_as_serde_json_reads() {
+        use serde_json::json;
+        use shapes::*;
+        for v in [
+            json!(["a", 1, 2]),
+            json!(["a", null]),
+            json!(["a"]),
+            json!([]),
+            json!({"b": []}),
+            json!({"b": [true, 7]}),
+            json!({"b": [true, 7, 8]}),
+            json!({"a": "x", "b": [true, 7]}),
+            json!({"c": {"a": "x"}}),
+            json!({"c": "x"}),
+            json!({"d": null}),
+            json!({"d": 1}),
+            json!("d"),
+            json!({}),
+        ] {
+            same_as_serde_json::<Data>(&v).unwrap();
+            same_as_serde_json::<(String, Option<u8>)>(&v).unwrap();
+            same_as_serde_json::<(Option<u8>,)>(&v).unwrap();
+        }
+        let fields = json!(["a", 1, null, null, null, null]);
+        let err = super::from_tree::<Inner>(fields.clone()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: sequence, expected struct Inner"
+        );
+        assert!(serde_json::from_value::<Inner>(fields).is_ok());
+    }
+
     proptest! {
+        #[test]
+        fn tree_reads_as_serde_json_reads(v in shaped_value()) {
+            use shapes::*;
+            same_as_serde_json::<Outer>(&v)?;
+            same_as_serde_json::<Inner>(&v)?;
+            same_as_serde_json::<Vec<Inner>>(&v)?;
+            same_as_serde_json::<Data>(&v)?;
+            same_as_serde_json::<Option<Kind>>(&v)?;
+            same_as_serde_json::<Either>(&v)?;
+            same_as_serde_json::<Flat>(&v)?;
+            same_as_serde_json::<Tagged>(&v)?;
+            same_as_serde_json::<(String, Option<u8>)>(&v)?;
+            same_as_serde_json::<std::collections::BTreeMap<String, Newtype>>(&v)?;
+            same_as_serde_json::<Value>(&v)?;
+        }
+
         /// Any float literal (long mantissas, subnormal and huge exponents) reads as
         /// `f64::from_str` reads it; past `f64`'s range serde_json refuses it.
         #[cfg(feature = "exact-floats")]

@@ -141,12 +141,13 @@ impl ToolOutcome {
     /// By hand rather than as serde's internally tagged enum, which buffers the object and compiles
     /// a reader for each variant's fields over the buffer: 6 KB of the wasm module.
     pub fn from_map(mut map: serde_json::Map<String, Value>) -> Result<Self, serde_json::Error> {
+        use agentwire_core::json::from_tree;
         use serde::de::Error as _;
         let mut take = |name: &'static str| {
             map.remove(name)
                 .ok_or_else(|| serde_json::Error::missing_field(name))
         };
-        let kind = String::deserialize(take("type")?)?;
+        let kind: String = from_tree(take("type")?)?;
         let is_result = match kind.as_str() {
             "result" => true,
             "error" => false,
@@ -157,8 +158,8 @@ impl ToolOutcome {
                 ))
             }
         };
-        let call_id = String::deserialize(take("callId")?)?;
-        let tool_name = String::deserialize(take("toolName")?)?;
+        let call_id: String = from_tree(take("callId")?)?;
+        let tool_name: String = from_tree(take("toolName")?)?;
         Ok(if is_result {
             ToolOutcome::Result {
                 call_id,
@@ -169,7 +170,7 @@ impl ToolOutcome {
             ToolOutcome::Error {
                 call_id,
                 tool_name,
-                error: ToolError::deserialize(take("error")?)?,
+                error: from_tree(take("error")?)?,
             }
         })
     }

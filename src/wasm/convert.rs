@@ -31,10 +31,12 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
 }
 
 /// A JavaScript value as a Rust value: `JSON.stringify`, then serde_json reads the text into a
-/// `serde_json::Value` tree, and `T` is read from the tree. The text reader is instantiated once
-/// for every argument type, and each type only gets the (smaller) reader of a tree: reading each
-/// `T` from the text directly took 8 KB more of the gzipped module. The values are argument
-/// objects, not streams: the extra tree costs no measurable time.
+/// `serde_json::Value` tree, and `T` is read from the tree by
+/// [`agentwire_core::json::from_tree`] (serde_json's reader of a tree, except that an object type
+/// is read only from an object, never from an array of its fields). The text reader is
+/// instantiated once for every argument type, and each type only gets the (smaller) reader of a
+/// tree: reading each `T` from the text directly took 8 KB more of the gzipped module. The values
+/// are argument objects, not streams: the extra tree costs no measurable time.
 ///
 /// # Errors
 /// A `ProtocolError` with code `invalid-argument` naming `what` when the value does not have the
@@ -42,7 +44,8 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
 /// line and column, which would point into the stringified text), or cannot be stringified
 /// (`BigInt`, cycles).
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    T::deserialize(js_tree(value, what)?).map_err(|e| invalid(what, &e.to_string()))
+    agentwire_core::json::from_tree(js_tree(value, what)?)
+        .map_err(|e| invalid(what, &e.to_string()))
 }
 
 /// The tree [`from_js`] reads its type from; `undefined` is `null`. Not inlined: the part of

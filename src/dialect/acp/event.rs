@@ -397,7 +397,9 @@ impl<'a> RawEvent<'a> {
 /// Reads an `error` value as [`ErrorInfo`]; a value of another shape (a bare string) becomes the
 /// message with code `server_error`.
 pub(crate) fn error_info(v: serde_json::Value) -> ErrorInfo {
-    match ErrorInfo::deserialize(&v) {
+    // (A copy, read as every other tree is: `ErrorInfo::deserialize(&v)` compiled serde_json's
+    // reader of a borrowed tree for this alone.)
+    match agentwire_core::json::from_tree::<ErrorInfo>(v.clone()) {
         Ok(e) => e,
         Err(_) => ErrorInfo {
             message: match v {
@@ -448,7 +450,10 @@ impl<'de> Deserialize<'de> for RawEvent<'de> {
 fn from_tree<T: serde::de::DeserializeOwned, E: serde::de::Error>(
     value: Option<serde_json::Value>,
 ) -> Result<Option<T>, E> {
-    value.map(T::deserialize).transpose().map_err(E::custom)
+    value
+        .map(agentwire_core::json::from_tree)
+        .transpose()
+        .map_err(E::custom)
 }
 
 /// The body of `GET /runs/{run_id}/events` (the SDK's `RunEventsListResponse`): `{"events": […]}`.
