@@ -124,6 +124,8 @@ const GROUPS = [
   ["BTreeMap (serde_json Map, JsonMap)", (n) => /alloc::collections::btree/.test(n) && !ours(n)],
   ["allocator (dlmalloc)", (n) => /dlmalloc/.test(n)],
   ["serde buffered Content (untagged enums, flatten)", (n) => /serde::private::de::content|__deserialize_content|ContentRefDeserializer|ContentDeserializer|FlatMap/.test(n)],
+  // agentwire's reader of a `serde_json::Value` (`json::from_tree`), instantiated per type read.
+  ["readers of a tree (json::tree, per type)", (n) => /^<*agentwire_core::json::tree::/.test(n)],
   ["serde_json Value and Map", (n) => /serde_json::(value|map)/.test(n) && !ours(n)],
   ["serde_json reader/writer (instantiated per type)", (n) => /serde_json::/.test(n) && !ours(n)],
   ["serde (generic impls: Option, Vec, maps)", (n) => /\bserde(_core)?(\[[0-9a-f]+\])?::/.test(n) && !ours(n)],
