@@ -1148,6 +1148,42 @@ fn arb_tool() -> impl Strategy<Value = (Value, Vec<String>, Value)> {
 }
 
 proptest! {
+    /// The registry against a `BTreeMap` model over random registrations (replacing a tool of the
+    /// same name), removals and lookups: the same tools, in name order.
+    #[test]
+    fn the_registry_keeps_one_tool_per_name_in_name_order(
+        ops in proptest::collection::vec((any::<bool>(), "[a-e]{1,2}", 0u8..4), 0..40),
+    ) {
+        let mut tools = ToolRegistry::new();
+        let mut model = std::collections::BTreeMap::new();
+        for (register, name, version) in ops {
+            if register {
+                let description = format!("v{version}");
+                tools
+                    .register(ToolDefinition { name: name.clone(), description: description.clone(), parameters: Value::Null })
+                    .unwrap();
+                model.insert(name, description);
+            } else {
+                let removed = tools.remove(&name).map(|d| d.description);
+                prop_assert_eq!(removed, model.remove(&name));
+            }
+            let got: Vec<(&str, &str)> = tools
+                .definitions()
+                .map(|d| (d.name.as_str(), d.description.as_str()))
+                .collect();
+            let want: Vec<(&str, &str)> = model.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(tools.names().collect::<Vec<_>>(), model.keys().map(String::as_str).collect::<Vec<_>>());
+            prop_assert_eq!(tools.len(), model.len());
+            for probe in ["a", "b", "cc", "e"] {
+                prop_assert_eq!(tools.get(probe).map(|d| d.description.as_str()), model.get(probe).map(String::as_str));
+                prop_assert_eq!(tools.schema(probe).is_some(), model.contains_key(probe));
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
