@@ -21,7 +21,7 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, text_of, Chunk,
+    read_chunk, send, text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -80,8 +80,8 @@ pub struct AcpClientConfig {
     /// `https://host/acp`. Routes (`/agents`, `/runs`…) are appended to it.
     pub base_url: String,
     /// Extra request headers (e.g. `authorization`).
-    #[tsify(optional)]
-    pub headers: Option<BTreeMap<String, String>>,
+    #[tsify(optional, type = "Record<string, string>")]
+    pub headers: Option<HeaderList>,
     /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
     #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
     pub credentials: Option<String>,
@@ -145,7 +145,7 @@ pub struct AcpNamedParts(pub Vec<AcpNamedPart>);
 /// Sends requests: one server, its headers, credentials and `fetch`.
 struct Transport {
     client: AcpClient,
-    headers: BTreeMap<String, String>,
+    headers: HeaderList,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
 }
@@ -165,7 +165,7 @@ impl Transport {
         for (k, v) in &req.headers {
             headers.set(k, v)?;
         }
-        for (k, v) in &self.headers {
+        for (k, v) in &self.headers.0 {
             headers.set(k, v)?;
         }
         let init = RequestInit::new();

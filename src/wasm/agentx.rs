@@ -3,7 +3,6 @@
 //! arrives (one packet's JSON per SSE event, as the Rust `dialect::agentx` module documents).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
@@ -20,7 +19,7 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, text_of, Chunk,
+    read_chunk, send, text_of, Chunk, HeaderList,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -180,8 +179,8 @@ pub struct AgentxClientConfig {
     #[tsify(optional)]
     pub endpoint: Option<String>,
     /// Extra request headers.
-    #[tsify(optional)]
-    pub headers: Option<BTreeMap<String, String>>,
+    #[tsify(optional, type = "Record<string, string>")]
+    pub headers: Option<HeaderList>,
     /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
     #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
     pub credentials: Option<String>,
@@ -192,7 +191,7 @@ pub struct AgentxClientConfig {
 #[wasm_bindgen(js_name = AgentxClient)]
 pub struct JsAgentxClient {
     url: String,
-    headers: BTreeMap<String, String>,
+    headers: HeaderList,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
 }
@@ -311,7 +310,7 @@ impl JsAgentxChatHandle {
 
 struct Call {
     url: String,
-    headers: BTreeMap<String, String>,
+    headers: HeaderList,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
     body: String,
@@ -367,7 +366,7 @@ impl Call {
         let headers = Headers::new()?;
         headers.set("content-type", "application/json")?;
         headers.set("accept", "text/event-stream")?;
-        for (k, v) in &self.headers {
+        for (k, v) in &self.headers.0 {
             headers.set(k, v)?;
         }
         let init = RequestInit::new();

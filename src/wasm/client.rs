@@ -3,7 +3,6 @@
 //! directly: <https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API/Using_Fetch#processing_a_text_file_line_by_line>).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
@@ -23,7 +22,7 @@ use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     credentials_option, describe, event_stream_reader, fetch_option, promise, read_chunk, send,
-    text_of, Chunk,
+    text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -68,8 +67,8 @@ pub struct AgentClientConfig {
     #[tsify(optional)]
     pub endpoint: Option<String>,
     /// Extra request headers.
-    #[tsify(optional)]
-    pub headers: Option<BTreeMap<String, String>>,
+    #[tsify(optional, type = "Record<string, string>")]
+    pub headers: Option<HeaderList>,
     /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
     #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
     pub credentials: Option<String>,
@@ -102,7 +101,7 @@ pub struct ResumeConfig {
 pub struct JsAgentClient {
     base_url: String,
     url: String,
-    headers: BTreeMap<String, String>,
+    headers: HeaderList,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
     resume: Option<ResumeConfig>,
@@ -273,7 +272,7 @@ pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 90_000;
 struct Call {
     base_url: String,
     url: String,
-    headers: BTreeMap<String, String>,
+    headers: HeaderList,
     credentials: Option<RequestCredentials>,
     fetch: Option<Function>,
     resume: Option<ResumeConfig>,
@@ -389,7 +388,7 @@ impl Call {
         };
         let headers = Headers::new()?;
         headers.set("accept", "text/event-stream")?;
-        for (k, v) in &self.headers {
+        for (k, v) in &self.headers.0 {
             headers.set(k, v)?;
         }
         let init = RequestInit::new();

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { agentwire, server, getJson, eventually } from "../helpers.mjs";
 
-const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } = await agentwire();
+const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, AcpClient, AgentxClient, agentxUserMessage } =
+  await agentwire();
 
 const request = (text) => new RequestBuilder().text("user", text).sessionId("t").build();
 
@@ -143,6 +144,34 @@ test("custom fetch and headers are used", async () => {
   const r = await client.stream(request("custom fetch")).response;
   assert.equal(r.status, "completed");
   assert.equal(seen, "yes");
+});
+
+test("every client sends its headers option, and refuses headers that are not strings", async () => {
+  const headers = { "x-one": "1", "x-two": "2" };
+  const sent = [];
+  const fetch = async (req) => {
+    sent.push([new URL(req.url).pathname, req.headers.get("x-one"), req.headers.get("x-two")]);
+    return new Response("{}", { status: 500 });
+  };
+  const agent = new AgentClient({ baseUrl: "http://h.test", headers, fetch });
+  await agent.stream(request("x")).response.catch(() => {});
+  const acp = new AcpClient({ baseUrl: "http://h.test", headers, fetch });
+  await acp.agents().catch(() => {});
+  const agentx = new AgentxClient({ baseUrl: "http://h.test", headers, fetch });
+  await agentx.chat([agentxUserMessage("x")]).messages.catch(() => {});
+  assert.deepEqual(sent, [["/process", "1", "2"], ["/agents", "1", "2"], ["/chat", "1", "2"]]);
+  for (const Client of [AgentClient, AcpClient, AgentxClient]) {
+    for (const [bad, reason] of [
+      [{ "x-one": 1 }, "invalid type: integer `1`, expected a string"],
+      [["x-one", "1"], "invalid type: sequence, expected a map"],
+    ]) {
+      assert.throws(
+        () => new Client({ baseUrl: "http://h.test", headers: bad }),
+        (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.reason === reason,
+        `${Client.name} ${JSON.stringify(bad)}`,
+      );
+    }
+  }
 });
 
 test("a network chunk over 64 KiB reaches the handlers whole: one onBatch, the decoder's updates", async () => {
