@@ -224,7 +224,39 @@ fn acp_err(e: &AcpError) -> JsValue {
 #[wasm_bindgen(js_name = AcpClient)]
 pub struct JsAcpClient {
     transport: Rc<Transport>,
-    manifests: Rc<RefCell<BTreeMap<String, AgentManifest>>>,
+    manifests: Rc<RefCell<Manifests>>,
+}
+
+/// The manifests an ACP client has read, by agent name: the last one read of each.
+///
+/// A list and an index of names into it rather than a `BTreeMap<String, AgentManifest>`: the
+/// index's map type is compiled for other maps already, where the manifest map's node code was
+/// compiled for this one (about 3 KB of the wasm module).
+#[derive(Default)]
+struct Manifests {
+    index: BTreeMap<String, usize>,
+    list: Vec<AgentManifest>,
+}
+
+impl Manifests {
+    /// Keeps `manifest`, replacing the one of the same name.
+    fn insert(&mut self, manifest: AgentManifest) {
+        match self.index.get(&manifest.name) {
+            Some(&i) => {
+                if let Some(slot) = self.list.get_mut(i) {
+                    *slot = manifest;
+                }
+            }
+            None => {
+                self.index.insert(manifest.name.clone(), self.list.len());
+                self.list.push(manifest);
+            }
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&AgentManifest> {
+        self.index.get(name).and_then(|&i| self.list.get(i))
+    }
 }
 
 #[wasm_bindgen(js_class = AcpClient)]
@@ -273,7 +305,7 @@ impl JsAcpClient {
             let agents = decode_agents(&text).map_err(|e| acp_err(&e))?;
             let mut known = manifests.borrow_mut();
             for a in &agents {
-                known.insert(a.name.clone(), a.clone());
+                known.insert(a.clone());
             }
             to_js(&agents)
         })
@@ -292,9 +324,7 @@ impl JsAcpClient {
             let text = transport.body(&request, None).await?;
             let agent: AgentManifest = agentwire_core::json::from_json_text(&text)
                 .map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
-            manifests
-                .borrow_mut()
-                .insert(agent.name.clone(), agent.clone());
+            manifests.borrow_mut().insert(agent.clone());
             to_js(&agent)
         })
     }

@@ -245,6 +245,23 @@ test("agents() reads the manifests, and runs check their input against them", as
   acpCheckInput(vision, { role: "user", parts: [{ content_type: "image/png", content_url: "https://example.com/cat.png" }] });
 });
 
+test("agent() and agents() replace the kept manifest of the same name and keep the others", async () => {
+  const manifest = (name, types) => ({ name, description: null, metadata: {}, input_content_types: types, output_content_types: ["text/plain"] });
+  const fetch = scripted({
+    "GET /agents": { body: JSON.stringify({ agents: [manifest("a", ["text/plain"]), manifest("b", ["*/*"])] }) },
+    "GET /agents/a": { body: JSON.stringify(manifest("a", ["image/*"])) },
+    "GET /agents/c": { body: JSON.stringify(manifest("c", ["audio/*"])) },
+  });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  await client.agents();
+  await client.agent("a");
+  await client.agent("c");
+  const types = (name) => client.manifest(name)?.input_content_types;
+  assert.deepEqual([types("a"), types("b"), types("c"), types("d")], [["image/*"], ["*/*"], ["audio/*"], undefined]);
+  await client.agents();
+  assert.deepEqual([types("a"), types("b"), types("c")], [["text/plain"], ["*/*"], ["audio/*"]]);
+});
+
 test("HTTP errors carry the ACP error; other failures keep what arrived in details.run", async () => {
   const client = new AcpClient({ baseUrl: BASE, fetch: scripted({}) });
   const errors = [];
