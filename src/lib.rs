@@ -29,6 +29,16 @@ pub mod json;
 
 pub mod dialect;
 pub mod run;
+#[cfg_attr(
+    not(any(
+        feature = "tools",
+        feature = "runs",
+        feature = "agentx",
+        feature = "atlas"
+    )),
+    allow(dead_code)
+)]
+mod set;
 pub mod tool;
 pub mod transport;
 pub mod url;

@@ -313,7 +313,7 @@ impl CommunicationSchema {
 
     /// The states no path from `idle` reaches, in name order.
     pub fn unreachable_states(&self) -> Vec<&str> {
-        let mut seen: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut seen: crate::set::Set<&str> = crate::set::Set::new();
         let mut queue = VecDeque::from([Self::INITIAL_STATE]);
         seen.insert(Self::INITIAL_STATE);
         while let Some(s) = queue.pop_front() {
@@ -352,8 +352,10 @@ impl CommunicationSchema {
         };
         let mut ids: BTreeMap<&str, String> = BTreeMap::new();
         // Extended, not collected (see `wire::json_map`): the keys come sorted.
-        let mut taken = std::collections::BTreeSet::new();
-        taken.extend(self.states.keys().filter(|s| plain(s)).cloned());
+        let mut taken = crate::set::Set::new();
+        for s in self.states.keys().filter(|s| plain(s)) {
+            taken.insert(s.clone());
+        }
         for (i, s) in self.states.keys().enumerate() {
             let id = if plain(s) {
                 s.clone()

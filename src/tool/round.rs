@@ -201,8 +201,8 @@ mod agent_api {
     /// The `function_call` contents of `response` that no `function_call_output` of the same
     /// response answers (by `call_id`), in order: the calls the client must run.
     pub fn pending_function_calls(response: &AgentResponse) -> Vec<FunctionCall> {
-        // (Built by inserting: `collect` into a `BTreeSet` compiles a sort per iterator type.)
-        let mut answered = std::collections::BTreeSet::new();
+        // (Built by inserting: `collect` into a set compiles a sort per iterator type.)
+        let mut answered = crate::set::Set::new();
         for o in response
             .output
             .iter()
@@ -312,14 +312,14 @@ pub use agent_api::{
 
 #[cfg(feature = "agentx")]
 mod agentx {
-    use std::collections::BTreeSet;
+    use crate::set::Set;
 
     use super::*;
     use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
 
-    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> BTreeSet<&'a str> {
-        // (Built by inserting: `collect` into a `BTreeSet` compiles a sort per iterator type.)
-        let mut answered = BTreeSet::new();
+    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> Set<&'a str> {
+        // (Built by inserting: `collect` into a set compiles a sort per iterator type.)
+        let mut answered = Set::new();
         for p in messages.flat_map(|m| &m.parts) {
             match p {
                 Part::ToolResult(r) => answered.insert(r.tool_call_id.as_str()),

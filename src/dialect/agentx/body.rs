@@ -1,6 +1,6 @@
 //! An AgentX message as a [`Body`] (the table is in the module docs of [`super`]).
 
-use std::collections::BTreeSet;
+use crate::set::Set;
 
 use serde_json::Value;
 
@@ -87,7 +87,7 @@ fn body_part(part: &Part, index: usize, names: &mut Names) -> BodyPart {
 /// The names given so far in one message.
 #[derive(Default)]
 struct Names {
-    used: BTreeSet<String>,
+    used: Set<String>,
 }
 
 impl Names {

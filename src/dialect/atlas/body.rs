@@ -1,6 +1,6 @@
 //! A [`StructuredMessage`] as a [`Body`] and back (mapping in the module documentation).
 
-use std::collections::BTreeSet;
+use crate::set::Set;
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -162,7 +162,7 @@ impl StructuredMessage {
 /// `._<index>` appended (its position in the list); an id too long for the limit is replaced by
 /// `._<index>` alone. An encoded id never contains `._`, so no two names are the same.
 fn names<'a>(prefix: &str, ids: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut used = BTreeSet::new();
+    let mut used = Set::new();
     ids.enumerate()
         .map(|(i, id)| {
             let segment = segment(id);
@@ -326,7 +326,7 @@ mod tests {
         for name in &got {
             assert!(crate::body::is_valid_name(name), "{name}");
         }
-        let unique: BTreeSet<_> = got.iter().collect();
+        let unique: std::collections::BTreeSet<_> = got.iter().collect();
         assert_eq!(unique.len(), got.len());
     }
 }
