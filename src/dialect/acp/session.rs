@@ -1,7 +1,7 @@
 //! One ACP run as a client follows it: the assembled run and its lifecycle, kept in step.
 //! See [`AcpSession`].
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
@@ -345,27 +345,34 @@ impl AcpSession {
     fn path_to(&self, target: &str) -> Option<Vec<String>> {
         let schema = self.lifecycle.schema();
         let start = self.lifecycle.state();
-        let mut prev: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
-        let mut seen = BTreeSet::from([start]);
+        // Each state reached, with the index in `steps` of the move (from, message type) that
+        // first reached it (`usize::MAX` for the start): one map, of a type the module compiles
+        // for other maps already.
+        let mut reached: BTreeMap<&str, usize> = BTreeMap::new();
+        reached.insert(start, usize::MAX);
+        let mut steps: Vec<(&str, &str)> = Vec::new();
         let mut queue = VecDeque::from([start]);
         while let Some(state) = queue.pop_front() {
             if state == target {
                 let mut path = Vec::new();
                 let mut at = state;
-                while let Some((from, message_type)) = prev.get(at) {
-                    path.push((*message_type).to_owned());
+                while let Some(&(from, message_type)) = reached.get(at).and_then(|&i| steps.get(i))
+                {
+                    path.push(message_type.to_owned());
                     at = from;
                 }
                 path.reverse();
                 return Some(path);
             }
             for t in schema.transitions(state).unwrap_or(&[]) {
+                let next = t.next_state.as_str();
                 if t.party == Party::Server
                     && t.message_type.starts_with("run.")
-                    && seen.insert(t.next_state.as_str())
+                    && !reached.contains_key(next)
                 {
-                    prev.insert(t.next_state.as_str(), (state, t.message_type.as_str()));
-                    queue.push_back(t.next_state.as_str());
+                    reached.insert(next, steps.len());
+                    steps.push((state, t.message_type.as_str()));
+                    queue.push_back(next);
                 }
             }
         }
