@@ -180,8 +180,11 @@ impl CommunicationSchema {
 
     /// The smallest valid schema: `{"idle": []}` (a run that can never move).
     pub(crate) fn idle_only() -> Self {
+        // Inserted, not `BTreeMap::from([…])`, which compiled a sort of its array's element type.
+        let mut states = BTreeMap::new();
+        states.insert(Self::INITIAL_STATE.to_owned(), Vec::new());
         Self {
-            states: BTreeMap::from([(Self::INITIAL_STATE.to_owned(), Vec::new())]),
+            states,
             warnings: Vec::new(),
         }
     }
