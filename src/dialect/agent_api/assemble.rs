@@ -293,8 +293,10 @@ pub struct Assembler {
     halting: bool,
     /// The stream was ended by strict mode, a stream limit or an abort: input is ignored.
     stopped: bool,
-    /// Ids of the messages released ([`AssemblerOptions::retain_messages`] `false`).
-    released: std::collections::HashSet<String>,
+    /// Ids of the messages released ([`AssemblerOptions::retain_messages`] `false`), as keys (the
+    /// values are unused): a map of the type of `ids`, where a `HashSet<String>` compiled the hash
+    /// table's code once more for its own entry type.
+    released: HashMap<String, usize>,
 }
 
 impl Default for Assembler {
@@ -321,7 +323,7 @@ impl Assembler {
             cursor: EventCursor::new(),
             halting: false,
             stopped: false,
-            released: std::collections::HashSet::new(),
+            released: HashMap::new(),
         }
     }
 
@@ -595,7 +597,7 @@ impl Assembler {
         }
         let p = match self.ids.get(id) {
             Some(&p) => p,
-            None if self.released.contains(id) => return None,
+            None if self.released.contains_key(id) => return None,
             None => {
                 let p = self.response.output.len();
                 self.response.output.push(Message {
@@ -638,7 +640,7 @@ impl Assembler {
         }
         if let Some(id) = message.id {
             self.ids.remove(&id);
-            self.released.insert(id);
+            self.released.insert(id, 0);
         }
         self.last_msg = None;
         if m == self.response.output.len() {
@@ -1291,8 +1293,11 @@ impl Assembler {
         replace_opt(&mut r.sequence_number, sequence_number);
         r.extra.extend(extra);
         if !output.is_empty() {
-            let listed: std::collections::HashSet<String> =
-                output.iter().filter_map(|m| m.id.clone()).collect();
+            // The ids `output` lists, as keys (as `released`).
+            let mut listed: HashMap<String, usize> = HashMap::new();
+            for id in output.iter().filter_map(|m| m.id.clone()) {
+                listed.insert(id, 0);
+            }
             for message in output {
                 self.apply_message(message, true);
             }
@@ -1301,7 +1306,7 @@ impl Assembler {
                 .output
                 .iter()
                 .filter_map(|m| m.id.clone())
-                .filter(|id| !listed.contains(id))
+                .filter(|id| !listed.contains_key(id))
                 .collect();
             for msg_id in missing {
                 self.violation(AgentApiError::MessageMissingFromOutput { msg_id });
