@@ -162,8 +162,62 @@ impl std::fmt::Display for Move {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommunicationSchema {
-    states: BTreeMap<String, Vec<Transition>>,
+    states: States,
     warnings: Vec<RunError>,
+}
+
+/// A schema's states: each name with its transitions, in name order. A list with a
+/// `BTreeMap<String, usize>` index of names into it: that map type is compiled for other maps
+/// already, where a `BTreeMap<String, Vec<Transition>>` compiled the tree's node code for this one
+/// field (about 3 KB of the wasm module).
+#[derive(Debug, Clone, Default)]
+struct States {
+    index: BTreeMap<String, usize>,
+    list: Vec<Vec<Transition>>,
+}
+
+impl States {
+    /// Sets the transitions of `name`, replacing those it had.
+    fn insert(&mut self, name: String, transitions: Vec<Transition>) {
+        match self.index.get(&name) {
+            Some(&i) => {
+                if let Some(slot) = self.list.get_mut(i) {
+                    *slot = transitions;
+                }
+            }
+            None => {
+                self.index.insert(name, self.list.len());
+                self.list.push(transitions);
+            }
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&Vec<Transition>> {
+        self.index.get(name).and_then(|&i| self.list.get(i))
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// The names, in name order.
+    fn keys(&self) -> impl Iterator<Item = &String> {
+        self.index.keys()
+    }
+
+    /// The states with their transitions, in name order.
+    fn iter(&self) -> impl Iterator<Item = (&String, &Vec<Transition>)> {
+        self.index
+            .iter()
+            .filter_map(|(name, &i)| self.list.get(i).map(|t| (name, t)))
+    }
+}
+
+/// Equal when the same states have the same transitions (whatever order they were added in).
+impl PartialEq for States {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
 }
 
 impl CommunicationSchema {
@@ -181,7 +235,7 @@ impl CommunicationSchema {
     /// The smallest valid schema: `{"idle": []}` (a run that can never move).
     pub(crate) fn idle_only() -> Self {
         // Inserted, not `BTreeMap::from([…])`, which compiled a sort of its array's element type.
-        let mut states = BTreeMap::new();
+        let mut states = States::default();
         states.insert(Self::INITIAL_STATE.to_owned(), Vec::new());
         Self {
             states,
@@ -199,16 +253,18 @@ impl CommunicationSchema {
     pub fn new(
         states: impl IntoIterator<Item = (String, Vec<Transition>)>,
     ) -> Result<Self, RunError> {
-        // Extended, not collected (see `wire::json_map`); a repeated state keeps its last entry.
-        let mut map = BTreeMap::new();
-        map.extend(states);
+        // A repeated state keeps its last entry.
+        let mut map = States::default();
+        for (name, transitions) in states {
+            map.insert(name, transitions);
+        }
         let states = map;
         if !states.contains_key(Self::INITIAL_STATE) {
             return Err(RunError::MissingInitialState {
                 states: states.keys().cloned().collect(),
             });
         }
-        for (state, transitions) in &states {
+        for (state, transitions) in states.iter() {
             for (index, t) in transitions.iter().enumerate() {
                 if !states.contains_key(&t.next_state) {
                     return Err(RunError::UnknownNextState {
@@ -521,5 +577,38 @@ mod tests {
         let s = CommunicationSchema::idle_only();
         assert!(s.is_terminal("idle"));
         assert_eq!(CommunicationSchema::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    /// The states are kept by name: the order they are given in does not matter, a repeated
+    /// state keeps its last transitions, and equality compares names and transitions.
+    #[test]
+    fn states_are_kept_by_name_whatever_their_order() {
+        let to =
+            |next: &str| Transition::new(Party::Client, "message", BodySchema::default(), next);
+        let states = |order: &[(&str, Vec<Transition>)]| {
+            CommunicationSchema::new(order.iter().map(|(s, t)| ((*s).to_owned(), t.clone())))
+                .unwrap()
+        };
+        let a = states(&[
+            ("idle", vec![to("b")]),
+            ("b", vec![to("idle")]),
+            ("c", vec![]),
+        ]);
+        let b = states(&[
+            ("c", vec![]),
+            ("b", vec![to("c")]),
+            ("idle", vec![to("b")]),
+            ("b", vec![to("idle")]),
+        ]);
+        assert_eq!(a, b);
+        assert_eq!(a.states().collect::<Vec<_>>(), ["b", "c", "idle"]);
+        assert_eq!(b.transitions("b").unwrap()[0].next_state, "idle");
+        assert_eq!(a.unreachable_states(), ["c"]);
+        let c = states(&[("idle", vec![to("b")]), ("b", vec![to("c")]), ("c", vec![])]);
+        assert_ne!(a, c);
+        assert_ne!(
+            a,
+            states(&[("idle", vec![to("b")]), ("b", vec![to("idle")])])
+        );
     }
 }
