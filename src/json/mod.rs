@@ -122,10 +122,18 @@ mod tests {
             any::<f64>().prop_map(Value::from), // NaN and infinities become null
             ".{0,6}".prop_map(Value::from),
         ];
-        leaf.prop_recursive(4, 32, 4, |inner| {
+        nested(leaf, ".{0,4}")
+    }
+
+    /// Arrays and objects (keys matching `keys`) of `leaf` values, nested up to four levels.
+    fn nested(
+        leaf: impl Strategy<Value = Value> + 'static,
+        keys: &'static str,
+    ) -> impl Strategy<Value = Value> {
+        leaf.prop_recursive(4, 40, 4, move |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                prop::collection::btree_map(".{0,4}", inner, 0..4)
+                prop::collection::btree_map(keys, inner, 0..5)
                     .prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
         })
@@ -236,13 +244,7 @@ mod tests {
             Just(Value::from(1.5)),
             "[a-f]|[a-f]{2}|".prop_map(Value::from),
         ];
-        leaf.prop_recursive(4, 40, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                prop::collection::btree_map("[a-f]", inner, 0..5)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        nested(leaf, "[a-f]")
     }
 
     /// `from_tree::<T>` against serde_json's reader of an owned `Value`: the same value or the

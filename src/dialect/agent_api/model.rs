@@ -834,33 +834,28 @@ mod tests {
         ]
     }
 
+    /// Objects of fewer than `most` members named from `keys`, each a [`field_value`].
+    fn object_of(keys: &'static [&'static str], most: usize) -> impl Strategy<Value = Value> {
+        proptest::collection::vec((proptest::sample::select(keys), field_value()), 0..most)
+            .prop_map(|fields| {
+                let mut map = JsonMap::new();
+                for (k, v) in fields {
+                    map.insert(k.to_owned(), v);
+                }
+                Value::Object(map)
+            })
+    }
+
     fn error_value() -> impl Strategy<Value = Value> {
-        const KEYS: [&str; 4] = ["code", "message", "detail", "type"];
-        let object =
-            proptest::collection::vec((proptest::sample::select(&KEYS[..]), field_value()), 0..4)
-                .prop_map(|fields| {
-                    let mut map = JsonMap::new();
-                    for (k, v) in fields {
-                        map.insert(k.to_owned(), v);
-                    }
-                    Value::Object(map)
-                });
-        prop_oneof![3 => object, 1 => field_value()]
+        const KEYS: &[&str] = &["code", "message", "detail", "type"];
+        prop_oneof![3 => object_of(KEYS, 4), 1 => field_value()]
     }
 
     /// A content's `data`: objects with the fields of calls and outputs (and others) of every
     /// type, arrays of up to four such values, and other values.
     fn call_data() -> impl Strategy<Value = Value> {
-        const KEYS: [&str; 6] = ["call_id", "name", "arguments", "output", "type", "id"];
-        let object =
-            proptest::collection::vec((proptest::sample::select(&KEYS[..]), field_value()), 0..5)
-                .prop_map(|fields| {
-                    let mut map = JsonMap::new();
-                    for (k, v) in fields {
-                        map.insert(k.to_owned(), v);
-                    }
-                    Value::Object(map)
-                });
+        const KEYS: &[&str] = &["call_id", "name", "arguments", "output", "type", "id"];
+        let object = object_of(KEYS, 5);
         let array = proptest::collection::vec(
             prop_oneof![3 => "[a-z]{0,3}".prop_map(Value::from), 1 => field_value()],
             0..5,
