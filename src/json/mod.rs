@@ -4,10 +4,12 @@
 //! streamed tool arguments (`PartialJson`) is compiled with the rest of agentwire, for size. Use
 //! it through `agentwire::json`, which documents it.
 
+mod fields;
 pub(crate) mod scan;
 mod tree;
 pub(crate) mod write;
 
+pub use fields::{same_reading, Fields};
 pub use tree::{from_tree, Tree};
 
 /// Appends `s` to `out` as a JSON string literal (serde_json's text), compiled here at opt-level

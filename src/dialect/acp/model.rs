@@ -14,8 +14,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::body::ContentEncoding;
-use crate::wire::{null_as_empty, JsonMap};
+#[cfg(test)]
+use crate::wire::null_as_empty;
+use crate::wire::JsonMap;
 use crate::wire_enum;
+use agentwire_core::json::Fields;
 
 /// Who wrote a message: `"user"`, `"agent"` or `"agent/<name>"` (the SDK's `Message.role`, pattern
 /// `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$`, default `"user"`). Kept as sent, even when it does not
@@ -292,7 +295,8 @@ pub(crate) fn plain() -> Option<ContentEncoding> {
 /// A part carries inline `content` (text, or base64 when `content_encoding` is `base64`) or a
 /// `content_url`, not both. Absent fields take the SDK's defaults (`content_type` `"text/plain"`,
 /// `content_encoding` `"plain"`); an explicit `null` is kept as `None`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -329,6 +333,23 @@ pub struct MessagePart {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(MessagePart, "struct MessagePart");
+
+impl MessagePart {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            name: f.optional("name")?,
+            content_type: f.or_else("content_type", text_plain)?,
+            content: f.optional("content")?,
+            content_encoding: f.or_else("content_encoding", plain)?,
+            content_url: f.optional("content_url")?,
+            metadata: f.optional("metadata")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 impl Default for MessagePart {
@@ -396,7 +417,8 @@ impl MessagePart {
 }
 
 /// A message (the SDK's `Message`): a role and an ordered list of parts.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -419,6 +441,21 @@ pub struct Message {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(Message, "struct Message");
+
+impl Message {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            role: f.or_default("role")?,
+            parts: f.optional("parts")?.unwrap_or_default(),
+            created_at: f.optional("created_at")?,
+            completed_at: f.optional("completed_at")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 impl Message {
@@ -534,7 +571,8 @@ wire_enum! {
 
 /// What the agent waits for while the run is `awaiting` (the SDK's `MessageAwaitRequest`, the only
 /// member of its `AwaitRequest` union): `{"type": "message", "message": …}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -553,10 +591,24 @@ pub struct AwaitRequest {
     pub extra: JsonMap,
 }
 
+agentwire_core::deserialize_by_fields!(AwaitRequest, "struct AwaitRequest");
+
+impl AwaitRequest {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            kind: f.or_default("type")?,
+            message: f.optional("message")?,
+            extra: f.rest(),
+        })
+    }
+}
+
 /// The client's answer to an [`AwaitRequest`] (the SDK's `MessageAwaitResume`):
 /// `{"type": "message", "message": …}`. The server refuses (HTTP 403) a resume whose `type` is not
 /// the request's.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -573,6 +625,19 @@ pub struct AwaitResume {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(AwaitResume, "struct AwaitResume");
+
+impl AwaitResume {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            kind: f.or_default("type")?,
+            message: f.optional("message")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 impl AwaitResume {
@@ -602,7 +667,8 @@ wire_enum! {
 
 /// An error as ACP reports it (the SDK's `Error`): in a failed run's `error`, in an `error` event,
 /// and as the body of every non-2xx HTTP response.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -625,9 +691,24 @@ pub struct ErrorInfo {
     pub extra: JsonMap,
 }
 
+agentwire_core::deserialize_by_fields!(ErrorInfo, "struct ErrorInfo");
+
+impl ErrorInfo {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            code: f.or_default("code")?,
+            message: f.or_default("message")?,
+            data: f.optional("data")?,
+            extra: f.rest(),
+        })
+    }
+}
+
 /// A run of an agent (the SDK's `Run`; also the body of `RunCreateResponse`, `RunResumeResponse`,
 /// `RunReadResponse` and `RunCancelResponse`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -665,6 +746,26 @@ pub struct Run {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(Run, "struct Run");
+
+impl Run {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            run_id: f.or_default("run_id")?,
+            agent_name: f.or_default("agent_name")?,
+            session_id: f.optional("session_id")?,
+            status: f.or_default("status")?,
+            await_request: f.optional("await_request")?,
+            output: f.optional("output")?.unwrap_or_default(),
+            error: f.optional("error")?,
+            created_at: f.optional("created_at")?,
+            finished_at: f.optional("finished_at")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 impl Run {
@@ -705,7 +806,8 @@ impl Run {
 
 /// An agent's manifest (the SDK's `AgentManifest`), as listed by `GET /agents` and read by
 /// `GET /agents/{name}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -733,6 +835,22 @@ pub struct AgentManifest {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(AgentManifest, "struct AgentManifest");
+
+impl AgentManifest {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            name: f.required("name")?,
+            description: f.optional("description")?,
+            metadata: f.or_default("metadata")?,
+            input_content_types: f.or_else("input_content_types", any_content_type)?,
+            output_content_types: f.or_else("output_content_types", any_content_type)?,
+            extra: f.rest(),
+        })
+    }
 }
 
 fn any_content_type() -> Vec<String> {
@@ -908,6 +1026,97 @@ impl RunResumeRequest {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The hand-written readers (`read_fields`) against serde's derived ones (this module's tests
+    /// derive `Deserialize`): a full object of each type, and every change of it by one member.
+    #[test]
+    fn hand_readers_read_as_the_derived_ones() {
+        use agentwire_core::json::same_reading;
+        use serde_json::json;
+        let part = json!({"name": "/a", "content_type": "text/markdown", "content": "hi",
+            "content_encoding": "plain", "content_url": null,
+            "metadata": {"kind": "citation", "url": "https://x"}, "x_part": 1});
+        let message = json!({"role": "agent/echo", "parts": [part.clone(), {"content": "b"}],
+            "created_at": "2026-11-21T04:34:04Z", "completed_at": null, "x_message": [1]});
+        let error = json!({"code": "not_found", "message": "no run", "data": {"id": 1}, "x": 2});
+        let request = json!({"type": "message", "message": message.clone(), "x_request": true});
+        let run = json!({"run_id": "r1", "agent_name": "echo", "session_id": "s1",
+            "status": "awaiting", "await_request": request.clone(), "output": [message.clone()],
+            "error": error.clone(), "created_at": "t0", "finished_at": "t1", "x_run": {}});
+        let manifest = json!({"name": "echo", "description": "d", "metadata": {"a": 1},
+            "input_content_types": ["text/*"], "output_content_types": ["*/*"], "x_agent": 0});
+        let cases = [
+            same_reading(
+                &part,
+                &[
+                    "name",
+                    "content_type",
+                    "content",
+                    "content_encoding",
+                    "content_url",
+                    "metadata",
+                ],
+                "struct MessagePart",
+                MessagePart::read_fields,
+            ),
+            same_reading(
+                &message,
+                &["role", "parts", "created_at", "completed_at"],
+                "struct Message",
+                Message::read_fields,
+            ),
+            same_reading(
+                &error,
+                &["code", "message", "data"],
+                "struct ErrorInfo",
+                ErrorInfo::read_fields,
+            ),
+            same_reading(
+                &request,
+                &["type", "message"],
+                "struct AwaitRequest",
+                AwaitRequest::read_fields,
+            ),
+            same_reading(
+                &request,
+                &["type", "message"],
+                "struct AwaitResume",
+                AwaitResume::read_fields,
+            ),
+            same_reading(
+                &run,
+                &[
+                    "run_id",
+                    "agent_name",
+                    "session_id",
+                    "status",
+                    "await_request",
+                    "output",
+                    "error",
+                    "created_at",
+                    "finished_at",
+                ],
+                "struct Run",
+                Run::read_fields,
+            ),
+            same_reading(
+                &manifest,
+                &[
+                    "name",
+                    "description",
+                    "metadata",
+                    "input_content_types",
+                    "output_content_types",
+                ],
+                "struct AgentManifest",
+                AgentManifest::read_fields,
+            ),
+        ];
+        for case in cases {
+            // The full object and at least its unknown member's changes read.
+            assert!(case.unwrap() > 10);
+        }
+    }
 
     /// `PartMetadata` as serde derived it before `from_map` read it by hand: the reference.
     #[derive(Debug, Deserialize)]
