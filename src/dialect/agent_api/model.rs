@@ -8,7 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::wire::{null_as_empty, JsonMap};
+use crate::json::Fields;
+#[cfg(test)]
+use crate::wire::null_as_empty;
+use crate::wire::JsonMap;
 use crate::wire_enum;
 
 wire_enum! {
@@ -228,7 +231,8 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 ///
 /// As an event (`object: "content"`) it is addressed by `msg_id` and `index`; `delta: true` means
 /// "append to the content at `index`", otherwise "replace it".
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Content {
     /// `object`: always `"content"` in this protocol.
@@ -290,6 +294,36 @@ pub struct Content {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+crate::deserialize_by_fields!(Content, "struct Content");
+
+impl Content {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            object: f.or_else("object", object_content)?,
+            kind: f.required("type")?,
+            index: f.optional("index")?,
+            delta: f.optional("delta")?,
+            msg_id: f.optional("msg_id")?,
+            status: f.optional("status")?,
+            sequence_number: f.optional("sequence_number")?,
+            error: f.optional("error")?,
+            text: f.optional("text")?,
+            image_url: f.optional("image_url")?,
+            data: f.optional("data")?,
+            format: f.optional("format")?,
+            file_url: f.optional("file_url")?,
+            file_id: f.optional("file_id")?,
+            filename: f.optional("filename")?,
+            file_data: f.optional("file_data")?,
+            refusal: f.optional("refusal")?,
+            video_url: f.optional("video_url")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 /// Written out rather than derived: a derived `clone` is `#[inline]`, so it was compiled again in
@@ -458,7 +492,8 @@ fn string_fields<const N: usize>(
 }
 
 /// A message (`object: "message"`): one turn's item of a given [`MessageType`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Message {
     /// `object`: always `"message"` in this protocol.
@@ -505,6 +540,30 @@ pub struct Message {
     pub extra: JsonMap,
 }
 
+crate::deserialize_by_fields!(Message, "struct Message");
+
+impl Message {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            object: f.or_else("object", object_message)?,
+            id: f.optional("id")?,
+            kind: f.or_default("type")?,
+            status: f.optional("status")?,
+            role: f.optional("role")?,
+            content: f.optional("content")?.unwrap_or_default(),
+            code: f.optional("code")?,
+            message: f.optional("message")?,
+            usage: f.optional("usage")?,
+            metadata: f.optional("metadata")?,
+            sequence_number: f.optional("sequence_number")?,
+            error: f.optional("error")?,
+            extra: f.rest(),
+        })
+    }
+}
+
 impl Message {
     /// A `message` of `role` with the given contents.
     pub fn new(role: Role, content: Vec<Content>) -> Self {
@@ -525,7 +584,8 @@ impl Message {
 }
 
 /// A response (`object: "response"`): the envelope of one agent run's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentResponse {
     /// `object`: always `"response"` in this protocol.
@@ -565,6 +625,28 @@ pub struct AgentResponse {
     pub extra: JsonMap,
 }
 
+crate::deserialize_by_fields!(AgentResponse, "struct AgentResponse");
+
+impl AgentResponse {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            object: f.or_else("object", object_response)?,
+            id: f.optional("id")?,
+            status: f.or_default("status")?,
+            created_at: f.optional("created_at")?,
+            completed_at: f.optional("completed_at")?,
+            error: f.optional("error")?,
+            output: f.optional("output")?.unwrap_or_default(),
+            usage: f.optional("usage")?,
+            session_id: f.optional("session_id")?,
+            sequence_number: f.optional("sequence_number")?,
+            extra: f.rest(),
+        })
+    }
+}
+
 /// `stop`: one stop sequence or several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -577,7 +659,8 @@ pub enum Stop {
 }
 
 /// A function the agent may call (`FunctionTool`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FunctionTool {
     /// The function's name.
@@ -591,8 +674,23 @@ pub struct FunctionTool {
     pub parameters: serde_json::Value,
 }
 
+crate::deserialize_by_fields!(FunctionTool, "struct FunctionTool");
+
+impl FunctionTool {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            name: f.required("name")?,
+            description: f.or_default("description")?,
+            parameters: f.or_default("parameters")?,
+        })
+    }
+}
+
 /// A tool offered to the agent (`Tool {type: "function", function}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Tool {
     /// `"function"`.
@@ -600,6 +698,19 @@ pub struct Tool {
     pub kind: String,
     /// The function.
     pub function: FunctionTool,
+}
+
+crate::deserialize_by_fields!(Tool, "struct Tool");
+
+impl Tool {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            kind: f.or_else("type", function_literal)?,
+            function: f.required("function")?,
+        })
+    }
 }
 
 fn function_literal() -> String {
@@ -631,7 +742,8 @@ pub struct FunctionCall {
 }
 
 /// A function's output, as carried in the `data` of a `function_call_output` message's content.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FunctionCallOutput {
     /// The call this answers.
@@ -645,8 +757,23 @@ pub struct FunctionCallOutput {
     pub output: String,
 }
 
+crate::deserialize_by_fields!(FunctionCallOutput, "struct FunctionCallOutput");
+
+impl FunctionCallOutput {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            call_id: f.or_default("call_id")?,
+            name: f.optional("name")?,
+            output: f.or_default("output")?,
+        })
+    }
+}
+
 /// A request to an agent (`AgentRequest`, POSTed to `/process`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentRequest {
     /// The conversation so far.
@@ -694,6 +821,32 @@ pub struct AgentRequest {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+crate::deserialize_by_fields!(AgentRequest, "struct AgentRequest");
+
+impl AgentRequest {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            input: f.required("input")?,
+            stream: f.or_else("stream", yes)?,
+            model: f.optional("model")?,
+            top_p: f.optional("top_p")?,
+            temperature: f.optional("temperature")?,
+            frequency_penalty: f.optional("frequency_penalty")?,
+            presence_penalty: f.optional("presence_penalty")?,
+            max_tokens: f.optional("max_tokens")?,
+            stop: f.optional("stop")?,
+            n: f.optional("n")?,
+            seed: f.optional("seed")?,
+            tools: f.optional("tools")?,
+            session_id: f.optional("session_id")?,
+            response_id: f.optional("response_id")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 fn yes() -> bool {
@@ -784,6 +937,141 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value;
+
+    /// The hand-written readers (`read_fields`) against serde's derived ones (this module's tests
+    /// derive `Deserialize`): a full object of each type, and every change of it by one member.
+    #[test]
+    fn hand_readers_read_as_the_derived_ones() {
+        use crate::json::same_reading;
+        use serde_json::json;
+        let error = json!({"code": "E", "message": "m", "x_error": 1});
+        let content = json!({"object": "content", "type": "data", "index": 1, "delta": false,
+            "msg_id": "msg_1", "status": "completed", "sequence_number": 7, "error": error,
+            "text": "t", "image_url": "u", "data": {"a": [1]}, "format": "f", "file_url": "fu",
+            "file_id": "fi", "filename": "n", "file_data": "fd", "refusal": "r",
+            "video_url": "v", "x_content": null});
+        let message = json!({"object": "message", "id": "msg_1", "type": "function_call",
+            "status": "in_progress", "role": "assistant", "content": [content.clone()],
+            "code": "c", "message": "m", "usage": {"input_tokens": 3}, "metadata": {"k": "v"},
+            "sequence_number": 2, "error": "boom", "x_message": [true]});
+        let response = json!({"object": "response", "id": "r", "status": "completed",
+            "created_at": 1, "completed_at": -2, "error": null, "output": [message.clone()],
+            "usage": {}, "session_id": "s", "sequence_number": 9, "x_response": "x"});
+        let function = json!({"name": "search", "description": "d",
+            "parameters": {"type": "object"}});
+        let tool = json!({"type": "function", "function": function.clone()});
+        let output = json!({"call_id": "c1", "name": "search", "output": "[]"});
+        let request = json!({"input": [message.clone()], "stream": false, "model": "m",
+            "top_p": 0.5, "temperature": 1, "frequency_penalty": -1.5, "presence_penalty": 0,
+            "max_tokens": 10, "stop": ["x"], "n": 1, "seed": -3, "tools": [tool.clone()],
+            "session_id": "s", "response_id": "r", "x_request": {}});
+        let cases = [
+            same_reading(
+                &content,
+                &[
+                    "object",
+                    "type",
+                    "index",
+                    "delta",
+                    "msg_id",
+                    "status",
+                    "sequence_number",
+                    "error",
+                    "text",
+                    "image_url",
+                    "data",
+                    "format",
+                    "file_url",
+                    "file_id",
+                    "filename",
+                    "file_data",
+                    "refusal",
+                    "video_url",
+                ],
+                "struct Content",
+                Content::read_fields,
+            ),
+            same_reading(
+                &message,
+                &[
+                    "object",
+                    "id",
+                    "type",
+                    "status",
+                    "role",
+                    "content",
+                    "code",
+                    "message",
+                    "usage",
+                    "metadata",
+                    "sequence_number",
+                    "error",
+                ],
+                "struct Message",
+                Message::read_fields,
+            ),
+            same_reading(
+                &response,
+                &[
+                    "object",
+                    "id",
+                    "status",
+                    "created_at",
+                    "completed_at",
+                    "error",
+                    "output",
+                    "usage",
+                    "session_id",
+                    "sequence_number",
+                ],
+                "struct AgentResponse",
+                AgentResponse::read_fields,
+            ),
+            same_reading(
+                &function,
+                &["name", "description", "parameters"],
+                "struct FunctionTool",
+                FunctionTool::read_fields,
+            ),
+            same_reading(
+                &tool,
+                &["type", "function"],
+                "struct Tool",
+                Tool::read_fields,
+            ),
+            same_reading(
+                &output,
+                &["call_id", "name", "output"],
+                "struct FunctionCallOutput",
+                FunctionCallOutput::read_fields,
+            ),
+            same_reading(
+                &request,
+                &[
+                    "input",
+                    "stream",
+                    "model",
+                    "top_p",
+                    "temperature",
+                    "frequency_penalty",
+                    "presence_penalty",
+                    "max_tokens",
+                    "stop",
+                    "n",
+                    "seed",
+                    "tools",
+                    "session_id",
+                    "response_id",
+                ],
+                "struct AgentRequest",
+                AgentRequest::read_fields,
+            ),
+        ];
+        for case in cases {
+            // The full object and at least its unknown member's changes read.
+            assert!(case.unwrap() > 10);
+        }
+    }
 
     /// `ErrorInfo` as serde derived it before it was read by hand (`#[serde(from = "ErrorWire")]`
     /// over this untagged enum): the reference.
