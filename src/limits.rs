@@ -47,14 +47,18 @@
 //! assert_eq!(codes, ["part-too-large"]);
 //! ```
 
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+use serde::Deserialize;
+use serde::Serialize;
 
 use crate::error::ErrorCode;
+use crate::json::Fields;
 
 /// Limits of one stream's assembly. All sizes are in bytes. See the [module docs](self) for what
 /// happens when each is hit. JSON (and JavaScript) field names are camelCase; a missing field takes
 /// its default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Limits {
@@ -73,6 +77,23 @@ pub struct Limits {
     /// for no limit (the default).
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub max_stream_bytes: Option<u64>,
+}
+
+crate::deserialize_by_fields!(Limits, "struct Limits");
+
+impl Limits {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    #[inline]
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        let d = Self::default();
+        Ok(Self {
+            max_message_size: f.or("maxMessageSize", d.max_message_size)?,
+            max_parts: f.or("maxParts", d.max_parts)?,
+            max_part_size: f.or("maxPartSize", d.max_part_size)?,
+            max_depth: f.or("maxDepth", d.max_depth)?,
+            max_stream_bytes: f.or("maxStreamBytes", d.max_stream_bytes)?,
+        })
+    }
 }
 
 impl Limits {
@@ -504,6 +525,22 @@ impl Cutter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written reader against serde's derived one (these tests derive `Deserialize`).
+    #[test]
+    fn hand_reader_reads_as_the_derived_one() {
+        let limits = serde_json::json!({"maxMessageSize": 1, "maxParts": 2, "maxPartSize": 3,
+            "maxDepth": 4, "maxStreamBytes": 5});
+        let names = [
+            "maxMessageSize",
+            "maxParts",
+            "maxPartSize",
+            "maxDepth",
+            "maxStreamBytes",
+        ];
+        let read = crate::json::same_reading(&limits, &names, "struct Limits", Limits::read_fields);
+        assert!(read.unwrap() > 10);
+    }
 
     #[test]
     fn limits_are_camel_case_with_documented_defaults() {

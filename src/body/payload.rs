@@ -34,9 +34,11 @@ use serde_json::Value;
 
 use super::payload_scan::{part_over, scan, Location, Locator, Scan};
 use super::{BodySchema, Part, Violation, ViolationCode};
+use agentwire_core::json::Fields;
 
 /// Limits applied by [`validate_payload`]. All sizes are in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase", default)]
 pub struct PayloadLimits {
@@ -49,6 +51,21 @@ pub struct PayloadLimits {
     /// The deepest nesting of JSON arrays and objects (default 64; the message object is level 1,
     /// `parts` level 2, a part level 3). serde_json itself stops at 128.
     pub max_depth: usize,
+}
+
+agentwire_core::deserialize_by_fields!(PayloadLimits, "struct PayloadLimits");
+
+impl PayloadLimits {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        let d = Self::default();
+        Ok(Self {
+            max_bytes: f.or("maxBytes", d.max_bytes)?,
+            max_parts: f.or("maxParts", d.max_parts)?,
+            max_part_bytes: f.or("maxPartBytes", d.max_part_bytes)?,
+            max_depth: f.or("maxDepth", d.max_depth)?,
+        })
+    }
 }
 
 impl Default for PayloadLimits {
@@ -373,6 +390,21 @@ pub fn validate_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written reader against serde's derived one (these tests derive `Deserialize`).
+    #[test]
+    fn limits_hand_reader_reads_as_the_derived_one() {
+        let limits = serde_json::json!({"maxBytes": 1, "maxParts": 2, "maxPartBytes": 3,
+            "maxDepth": 4});
+        let names = ["maxBytes", "maxParts", "maxPartBytes", "maxDepth"];
+        let read = agentwire_core::json::same_reading(
+            &limits,
+            &names,
+            "struct PayloadLimits",
+            PayloadLimits::read_fields,
+        );
+        assert!(read.unwrap() > 10);
+    }
 
     #[test]
     fn scan_finds_part_starts_and_ignores_brackets_in_strings() {

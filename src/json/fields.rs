@@ -69,7 +69,7 @@ impl Fields {
     /// # Errors
     /// serde's error for a value that is not a `T`.
     pub fn or_default<T: DeserializeOwned + Default>(&mut self, name: &str) -> Result<T, Error> {
-        self.or_else(name, T::default)
+        self.or(name, T::default())
     }
 
     /// A field with `#[serde(default = "path")]`: `default()` when absent.
@@ -81,9 +81,18 @@ impl Fields {
         name: &str,
         default: fn() -> T,
     ) -> Result<T, Error> {
+        self.or(name, default())
+    }
+
+    /// A field of a struct with `#[serde(default)]` on the struct: `default` (that field of the
+    /// struct's `Default`) when absent.
+    ///
+    /// # Errors
+    /// serde's error for a value that is not a `T`.
+    pub fn or<T: DeserializeOwned>(&mut self, name: &str, default: T) -> Result<T, Error> {
         match self.0.remove(name) {
             Some(value) => from_tree(value),
-            None => Ok(default()),
+            None => Ok(default),
         }
     }
 

@@ -3,17 +3,21 @@
 //!
 //! [RFC 8259]: https://www.rfc-editor.org/rfc/rfc8259
 
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+use serde::Deserialize;
+use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 use super::{PartialChange, PartialJsonError, PathSegment};
+use agentwire_core::json::Fields;
 
 /// Open numbers whose text is longer than this many bytes are not shown until they are complete
 /// (re-reading a long number after every one-digit delta would make parsing quadratic).
 pub const MAX_PARTIAL_NUMBER_LEN: usize = 64;
 
 /// Limits of a [`PartialJson`]. JSON (camelCase): `{"maxDepth": 64, "maxBytes": 4194304}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase", default)]
 pub struct PartialJsonLimits {
@@ -25,6 +29,19 @@ pub struct PartialJsonLimits {
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).
     pub max_bytes: usize,
+}
+
+agentwire_core::deserialize_by_fields!(PartialJsonLimits, "struct PartialJsonLimits");
+
+impl PartialJsonLimits {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        let d = Self::default();
+        Ok(Self {
+            max_depth: f.or("maxDepth", d.max_depth)?,
+            max_bytes: f.or("maxBytes", d.max_bytes)?,
+        })
+    }
 }
 
 impl Default for PartialJsonLimits {
@@ -979,6 +996,19 @@ fn char_at(delta: &str, i: usize) -> char {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The hand-written reader against serde's derived one (these tests derive `Deserialize`).
+    #[test]
+    fn limits_hand_reader_reads_as_the_derived_one() {
+        let limits = json!({"maxDepth": 4, "maxBytes": 5});
+        let read = agentwire_core::json::same_reading(
+            &limits,
+            &["maxDepth", "maxBytes"],
+            "struct PartialJsonLimits",
+            PartialJsonLimits::read_fields,
+        );
+        assert!(read.unwrap() > 10);
+    }
 
     fn parse_in_pieces(pieces: &[&str]) -> Result<Value, PartialJsonError> {
         let mut p = PartialJson::new(Default::default());

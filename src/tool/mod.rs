@@ -141,6 +141,7 @@ pub use streamed::StreamedArguments;
 
 use crate::error::ErrorCode;
 use crate::json::PathSegment;
+use agentwire_core::json::Fields;
 
 /// The most problems one validation lists.
 pub const MAX_PROBLEMS: usize = 50;
@@ -153,7 +154,8 @@ pub const MAX_VALIDATION_STEPS: usize = 1_000_000;
 /// A tool the agent may call: the Agent API protocol's `FunctionTool` shape.
 ///
 /// JSON (camelCase): `{"name": "get_weather", "description": "…", "parameters": {JSON Schema}}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
@@ -167,6 +169,19 @@ pub struct ToolDefinition {
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
     pub parameters: Value,
+}
+
+agentwire_core::deserialize_by_fields!(ToolDefinition, "struct ToolDefinition");
+
+impl ToolDefinition {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            name: f.required("name")?,
+            description: f.or_default("description")?,
+            parameters: f.or_default("parameters")?,
+        })
+    }
 }
 
 #[cfg(feature = "agent-api")]
@@ -263,7 +278,8 @@ pub enum ProblemKind {
 /// JSON (camelCase): `{"kind": "wrongType", "path": ["options", "depth"], "schemaPointer":
 /// "/properties/options/properties/depth/type", "message": "Argument 'options.depth' must be an
 /// integer, got string \"3\"."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ArgumentProblem {
@@ -281,6 +297,20 @@ pub struct ArgumentProblem {
     pub message: String,
 }
 
+agentwire_core::deserialize_by_fields!(ArgumentProblem, "struct ArgumentProblem");
+
+impl ArgumentProblem {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            kind: f.required("kind")?,
+            path: f.required("path")?,
+            schema_pointer: f.required("schemaPointer")?,
+            message: f.required("message")?,
+        })
+    }
+}
+
 /// A tool call that failed: what is sent back to the model (and to JavaScript) as the call's
 /// result.
 ///
@@ -288,7 +318,8 @@ pub struct ArgumentProblem {
 /// 'write_file': Missing required argument 'path'.", "problems": [{…}]}`. As a Rust error its
 /// [`code`](ErrorCode::code) is `unknown-tool`, `invalid-arguments-json`,
 /// `arguments-not-object`, `tool-validation` or `tool-execution`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[error("{message}")]
@@ -299,6 +330,19 @@ pub struct ToolError {
     pub message: String,
     /// The problems one by one (empty for `EXECUTION`).
     pub problems: Vec<ArgumentProblem>,
+}
+
+agentwire_core::deserialize_by_fields!(ToolError, "struct ToolError");
+
+impl ToolError {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            error_type: f.required("errorType")?,
+            message: f.required("message")?,
+            problems: f.required("problems")?,
+        })
+    }
 }
 
 impl ToolError {
@@ -645,5 +689,47 @@ impl ToolRegistry {
         call: &crate::dialect::agent_api::FunctionCall,
     ) -> Result<Value, ToolError> {
         self.validate_arguments_text(&call.name, &call.arguments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentwire_core::json::same_reading;
+    use serde_json::json;
+
+    /// The hand-written readers (`read_fields`) against serde's derived ones (this module's tests
+    /// derive `Deserialize`): a full object of each type, and every change of it by one member.
+    #[test]
+    fn hand_readers_read_as_the_derived_ones() {
+        let definition = json!({"name": "search", "description": "d",
+            "parameters": {"type": "object"}, "x": 1});
+        let problem = json!({"kind": "wrongType", "path": ["q", 0],
+            "schemaPointer": "/properties/q", "message": "m"});
+        let error = json!({"errorType": "VALIDATION", "message": "m",
+            "problems": [problem.clone()]});
+        let cases = [
+            same_reading(
+                &definition,
+                &["name", "description", "parameters"],
+                "struct ToolDefinition",
+                ToolDefinition::read_fields,
+            ),
+            same_reading(
+                &problem,
+                &["kind", "path", "schemaPointer", "message"],
+                "struct ArgumentProblem",
+                ArgumentProblem::read_fields,
+            ),
+            same_reading(
+                &error,
+                &["errorType", "message", "problems"],
+                "struct ToolError",
+                ToolError::read_fields,
+            ),
+        ];
+        for case in cases {
+            assert!(case.unwrap() > 10);
+        }
     }
 }

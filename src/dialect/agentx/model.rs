@@ -7,7 +7,11 @@
 //! Unknown fields are kept in `extra`, unknown part types whole as [`Part::Other`], unknown roles and
 //! error types as `Other`, so every value survives a round trip.
 
+#[cfg(test)]
+use serde::Deserialize;
 use serde::Serialize;
+
+use agentwire_core::json::Fields;
 
 use crate::platform::random_hex;
 use crate::wire::JsonMap;
@@ -196,7 +200,8 @@ pub struct ToolErrorPart {
 /// body schema, so agentwire sends `{"messages": [Message…]}`: every message of the conversation,
 /// oldest first, the new user message last. Unknown fields are kept in [`extra`](Self::extra), so a
 /// server's own fields (a session id, say) can be added and survive a round trip.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(
     target_arch = "wasm32",
     derive(tsify::Tsify),
@@ -209,6 +214,18 @@ pub struct ChatRequest {
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub extra: JsonMap,
+}
+
+agentwire_core::deserialize_by_fields!(ChatRequest, "struct ChatRequest");
+
+impl ChatRequest {
+    /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            messages: f.required("messages")?,
+            extra: f.rest(),
+        })
+    }
 }
 
 impl ChatRequest {
@@ -401,5 +418,27 @@ impl ToolCallPart {
             args,
             extra: JsonMap::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentwire_core::json::same_reading;
+    use serde_json::json;
+
+    /// The hand-written reader of a request against serde's derived one (this module's tests
+    /// derive `Deserialize`): a full request, and every change of it by one member.
+    #[test]
+    fn hand_reader_reads_as_the_derived_one() {
+        let request = json!({"messages": [{"role": "user", "parts": [{"type": "text",
+            "text": "hi"}]}], "x_request": 1});
+        let read = same_reading(
+            &request,
+            &["messages"],
+            "struct ChatRequest",
+            ChatRequest::read_fields,
+        );
+        assert!(read.unwrap() > 10);
     }
 }
