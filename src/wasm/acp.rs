@@ -4,13 +4,14 @@
 //! `sync` runs take the server's run, `async` runs poll `GET /runs/{run_id}/events`. Resumes and
 //! the polling that follows a cancel continue the same run, one answer after another.
 
+use agentwire_core::json::Fields;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -73,7 +74,7 @@ extern "C" {
 }
 
 /// Configuration of an ACP client (the JSON part of its options).
-#[derive(Deserialize, Tsify)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct AcpClientConfig {
     /// Base URL of the ACP server, with its path prefix if any: `http://127.0.0.1:8000`,
@@ -87,8 +88,22 @@ pub struct AcpClientConfig {
     pub credentials: Option<String>,
 }
 
+agentwire_core::deserialize_by_fields!(AcpClientConfig, "struct AcpClientConfig");
+
+impl AcpClientConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            base_url: f.required("baseUrl")?,
+            headers: f.optional("headers")?,
+            credentials: f.optional("credentials")?,
+        })
+    }
+}
+
 /// Options of one run.
-#[derive(Deserialize, Tsify, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AcpRunConfig {
     /// `stream` (the default: server-sent events as the agent works), `sync` (one answer when
@@ -126,6 +141,26 @@ pub struct AcpRunConfig {
     /// `agent(name)`), before sending (default `true`).
     #[tsify(optional)]
     pub check_input: Option<bool>,
+}
+
+agentwire_core::deserialize_by_fields!(AcpRunConfig, "struct AcpRunConfig");
+
+impl AcpRunConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            mode: f.optional("mode")?,
+            session_id: f.optional("sessionId")?,
+            poll_interval: f.optional("pollInterval")?,
+            strict: f.optional("strict")?,
+            join_text: f.optional("joinText")?,
+            batch: f.optional("batch")?,
+            max_event_size: f.optional("maxEventSize")?,
+            limits: f.optional("limits")?,
+            check_input: f.optional("checkInput")?,
+        })
+    }
 }
 
 /// A named part of an ACP run's output, with the message it belongs to.

@@ -1,8 +1,9 @@
 //! The Agent API dialect for JavaScript: the stream decoder, the request builder and the response
 //! builders.
 
+use agentwire_core::json::Fields;
 use js_sys::Uint8Array;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
@@ -21,7 +22,7 @@ use crate::sse::SseOptions;
 pub struct StreamUpdates(pub Vec<StreamUpdate>);
 
 /// Options of an Agent API stream decoder.
-#[derive(Deserialize, Tsify, Default, Clone, Copy)]
+#[derive(Tsify, Default, Clone, Copy)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StreamOptions {
     /// Batched delivery: consecutive text deltas of one content within a chunk are merged into one
@@ -55,6 +56,24 @@ pub struct StreamOptions {
     /// "message-released"`). For UIs that keep what they show from the updates.
     #[tsify(optional)]
     pub retain_messages: Option<bool>,
+}
+
+agentwire_core::deserialize_by_fields!(StreamOptions, "struct StreamOptions");
+
+impl StreamOptions {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            batch: f.optional("batch")?,
+            max_event_size: f.optional("maxEventSize")?,
+            updates: f.optional("updates")?,
+            strict: f.optional("strict")?,
+            limits: f.optional("limits")?,
+            stall_timeout_ms: f.optional("stallTimeoutMs")?,
+            retain_messages: f.optional("retainMessages")?,
+        })
+    }
 }
 
 impl StreamOptions {

@@ -2,11 +2,11 @@
 //! `ChatRequest` to `/chat` with `fetch` and reads the `text/event-stream` of message packets as it
 //! arrives (one packet's JSON per SSE event, as the Rust `dialect::agentx` module documents).
 
+use agentwire_core::json::Fields;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
-use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -48,7 +48,7 @@ extern "C" {
 }
 
 /// Options of an AgentX stream decoder.
-#[derive(Deserialize, Tsify, Default, Clone, Copy)]
+#[derive(Tsify, Default, Clone, Copy)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AgentxStreamOptions {
     /// Batched delivery: consecutive text deltas of one part within a chunk are merged into one
@@ -64,6 +64,21 @@ pub struct AgentxStreamOptions {
     /// Limits on messages, parts, JSON depth and stream bytes.
     #[tsify(optional)]
     pub limits: Option<crate::limits::Limits>,
+}
+
+agentwire_core::deserialize_by_fields!(AgentxStreamOptions, "struct AgentxStreamOptions");
+
+impl AgentxStreamOptions {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            batch: f.optional("batch")?,
+            max_event_size: f.optional("maxEventSize")?,
+            strict: f.optional("strict")?,
+            limits: f.optional("limits")?,
+        })
+    }
 }
 
 impl AgentxStreamOptions {
@@ -170,7 +185,7 @@ impl JsAgentxStreamDecoder {
 }
 
 /// Client configuration (the JSON part of the client options).
-#[derive(Deserialize, Tsify)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentxClientConfig {
     /// Base URL of the agent server, e.g. `http://127.0.0.1:8787`.
@@ -184,6 +199,21 @@ pub struct AgentxClientConfig {
     /// `fetch` credentials mode: `omit`, `same-origin` (the default) or `include`.
     #[tsify(optional, type = "\"omit\" | \"same-origin\" | \"include\"")]
     pub credentials: Option<String>,
+}
+
+agentwire_core::deserialize_by_fields!(AgentxClientConfig, "struct AgentxClientConfig");
+
+impl AgentxClientConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            base_url: f.required("baseUrl")?,
+            endpoint: f.optional("endpoint")?,
+            headers: f.optional("headers")?,
+            credentials: f.optional("credentials")?,
+        })
+    }
 }
 
 /// An AgentX client over `fetch`: `POST /chat` with the conversation, a stream of message packets

@@ -2,11 +2,11 @@
 //! arrives (gloo-net's `EventSource` is GET-only, so this uses `fetch` and `ReadableStream`
 //! directly: <https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API/Using_Fetch#processing_a_text_file_line_by_line>).
 
+use agentwire_core::json::Fields;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
-use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -58,7 +58,7 @@ extern "C" {
 }
 
 /// Client configuration (the JSON part of the client options).
-#[derive(Deserialize, Tsify)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentClientConfig {
     /// Base URL of the agent server, e.g. `http://127.0.0.1:8787`.
@@ -81,8 +81,24 @@ pub struct AgentClientConfig {
     pub resume: Option<ResumeConfig>,
 }
 
+agentwire_core::deserialize_by_fields!(AgentClientConfig, "struct AgentClientConfig");
+
+impl AgentClientConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            base_url: f.required("baseUrl")?,
+            endpoint: f.optional("endpoint")?,
+            headers: f.optional("headers")?,
+            credentials: f.optional("credentials")?,
+            resume: f.optional("resume")?,
+        })
+    }
+}
+
 /// How to resume a broken stream (see `AgentClientConfig.resume`).
-#[derive(Deserialize, Tsify, Clone)]
+#[derive(Tsify, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumeConfig {
     /// Path of the resume endpoint; `{responseId}` is replaced by the response's id.
@@ -94,6 +110,20 @@ pub struct ResumeConfig {
     /// First wait in milliseconds when the server sent no `retry` (default 500).
     #[tsify(optional)]
     pub initial_delay_ms: Option<u32>,
+}
+
+agentwire_core::deserialize_by_fields!(ResumeConfig, "struct ResumeConfig");
+
+impl ResumeConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            path: f.optional("path")?,
+            max_attempts: f.optional("maxAttempts")?,
+            initial_delay_ms: f.optional("initialDelayMs")?,
+        })
+    }
 }
 
 /// An Agent API client over `fetch`.

@@ -2,9 +2,10 @@
 //! built in, checked, exported as Mermaid) and `RunSession` (a run of a schema that refuses to
 //! send what its state does not allow and checks what it receives).
 
+use agentwire_core::json::Fields;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
@@ -138,7 +139,7 @@ impl JsCommunicationSchema {
 }
 
 /// Options of `new RunSession(schema, options)`.
-#[derive(Deserialize, Tsify, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RunSessionConfig {
     /// The run's id (default `""`).
@@ -149,6 +150,19 @@ pub struct RunSessionConfig {
     /// `warning` and goes on.
     #[tsify(optional)]
     pub strict: Option<bool>,
+}
+
+agentwire_core::deserialize_by_fields!(RunSessionConfig, "struct RunSessionConfig");
+
+impl RunSessionConfig {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            id: f.optional("id")?,
+            strict: f.optional("strict")?,
+        })
+    }
 }
 
 /// A list of moves.

@@ -1,5 +1,6 @@
 //! `SseDecoder` for JavaScript: the sans-IO decoder over `Uint8Array` chunks.
 
+use agentwire_core::json::Fields;
 use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -43,12 +44,24 @@ pub enum SseDecoderItem {
 pub struct SseDecoderItems(Vec<SseDecoderItem>);
 
 /// Options of `new SseDecoder(options)`.
-#[derive(serde::Deserialize, Tsify, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SseDecoderOptions {
     /// Largest event in bytes (default 16 MiB).
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
+}
+
+agentwire_core::deserialize_by_fields!(SseDecoderOptions, "struct SseDecoderOptions");
+
+impl SseDecoderOptions {
+    /// Reads the fields by name (see `agentwire_core::json::Fields`), as serde's derive did:
+    /// each of an `Option` type may be absent or `null`, unknown ones are ignored.
+    pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            max_event_size: f.optional("maxEventSize")?,
+        })
+    }
 }
 
 fn own(item: SseItem<'_>) -> SseDecoderItem {
