@@ -7,14 +7,49 @@ use serde_json::Value;
 /// One step of a path into a JSON value: an object member's key or an array element's index
 /// (0-based). Serializes as a bare string or number, so a path reads `["files", 0, "path"]` in
 /// JavaScript.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(untagged)]
 pub enum PathSegment {
     /// An array index, 0-based.
     Index(usize),
     /// An object key, decoded (no JSON escapes).
     Key(String),
+}
+
+impl PathSegment {
+    /// Reads a segment as serde's derive reads the untagged enum: a non-negative integer that fits
+    /// a `usize` is an index, a string a key.
+    ///
+    /// # Errors
+    /// serde's message for anything else, `data did not match any variant of untagged enum
+    /// PathSegment`.
+    ///
+    /// By hand: the derived reader buffers the value (serde's `Content`) and tries each variant on
+    /// the buffer, code compiled for this type alone.
+    pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
+        use serde::de::Error as _;
+        match value {
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Self::Index),
+            Value::String(s) => Some(Self::Key(s)),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            serde_json::Error::custom("data did not match any variant of untagged enum PathSegment")
+        })
+    }
+}
+
+#[cfg(not(test))]
+impl<'de> Deserialize<'de> for PathSegment {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        PathSegment::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
 }
 
 impl std::fmt::Display for PathSegment {
@@ -180,6 +215,31 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// The hand-written reader of a segment against serde's derived one (these tests derive
+    /// `Deserialize`).
+    #[test]
+    fn a_segment_reads_as_the_derived_reader_reads_it() {
+        let values = [
+            json!(0),
+            json!(7),
+            json!(u64::MAX),
+            json!(-1),
+            json!(1.5),
+            json!("k"),
+            json!(""),
+            json!(null),
+            json!(true),
+            json!([0]),
+            json!({"k": 0}),
+        ];
+        for v in values {
+            let ours = PathSegment::from_value(v.clone()).map_err(|e| e.to_string());
+            let theirs = agentwire_core::json::from_tree::<PathSegment>(v.clone())
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{v}");
+        }
+    }
 
     fn segment() -> impl Strategy<Value = PathSegment> {
         prop_oneof![
