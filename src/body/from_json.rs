@@ -40,7 +40,7 @@ impl Body {
     #[inline]
     pub fn from_json(text: &str) -> Result<Body, BodyError> {
         serde_json::from_str(text).map_err(|e| BodyError::InvalidBody {
-            reason: reason_of(&e),
+            reason: crate::json::message_of(&e),
             syntax: e.is_syntax() || e.is_eof(),
             line: e.line(),
             column: e.column(),
@@ -58,16 +58,6 @@ impl Body {
             name: name.to_owned(),
         })
     }
-}
-
-/// serde_json's message without its own " at line L column C" (the error has the fields).
-#[inline]
-fn reason_of(e: &serde_json::Error) -> String {
-    let mut reason = e.to_string();
-    if let Some(cut) = reason.rfind(" at line ") {
-        reason.truncate(cut);
-    }
-    reason
 }
 
 #[cfg(test)]

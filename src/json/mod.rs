@@ -30,6 +30,18 @@ pub fn json_text(value: &serde_json::Value) -> String {
     out
 }
 
+/// serde_json's message of `e` without its own " at line L column C" (for errors whose position
+/// is given apart, or means nothing to the reader). Not API.
+#[doc(hidden)]
+#[inline]
+pub fn message_of(e: &serde_json::Error) -> String {
+    let mut message = e.to_string();
+    if let Some(cut) = message.rfind(" at line ") {
+        message.truncate(cut);
+    }
+    message
+}
+
 /// `serde_json::from_str::<Value>`: JSON text read into a tree, compiled once (here, at opt-level
 /// 3) for every caller. Not API.
 ///

@@ -436,8 +436,17 @@ impl<'de> Deserialize<'de> for Part {
 impl<'de> Deserialize<'de> for Message {
     /// Reads a message: `role` (a string) and `parts` (an array of objects) are required, `id` is a
     /// string or `null`; other fields go to `extra`.
+    ///
+    /// Through its JSON text and the packet reader of streams ([`RawPacket::parse`]), whatever
+    /// the deserializer: messages are read from trees (arguments from JavaScript), and the packet
+    /// reader compiled for a tree was 5 KB of the wasm module. The messages are serde's, without
+    /// the position in that text (which the caller never saw).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(RawPacket::deserialize(d)?.into_message())
+        let text = agentwire_core::json::json_text(&Value::deserialize(d)?);
+        let mut de = serde_json::Deserializer::from_str(&text);
+        RawPacket::deserialize(&mut de)
+            .map(RawPacket::into_message)
+            .map_err(|e| de::Error::custom(agentwire_core::json::message_of(&e)))
     }
 }
 
@@ -517,5 +526,32 @@ mod tests {
         };
         assert_eq!(call.extra["text"], "t");
         assert_eq!(call.extra["message"], 1);
+    }
+
+    /// A message read from a tree (as from JavaScript) is the message `Message::parse` reads from
+    /// the same text, and a wrong shape has the same message without its position.
+    #[test]
+    fn a_message_from_a_tree_is_read_as_its_text_is() {
+        for json in [
+            r#"{"role":"user","parts":[{"type":"text","text":"hi"}],"id":"m1","x":[1]}"#,
+            r#"{"role":"assistant","parts":[{"type":"tool_call","tool_call_id":"c","tool_name":"f","args":{"a":1.5}},{"type":"hologram"}]}"#,
+            r#"{"role":"user","parts":[{"type":"text"}],"id":null}"#,
+            r#"{"role":"user"}"#,
+            r#"{"parts":[]}"#,
+            r#"{"role":"user","parts":[1]}"#,
+            r#"{"role":"user","parts":[],"id":5}"#,
+            r#"[1]"#,
+            r#""text""#,
+        ] {
+            let tree: Value = serde_json::from_str(json).unwrap();
+            let ours = serde_json::from_value::<Message>(tree).map_err(|e| e.to_string());
+            let text = Message::parse(json).map_err(|e| match e {
+                AgentxError::InvalidPacket { reason, .. } => {
+                    reason[..reason.rfind(" at line ").unwrap()].to_owned()
+                }
+                other => panic!("{other:?}"),
+            });
+            assert_eq!(ours, text, "{json}");
+        }
     }
 }
