@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use super::event::{AcpEvent, RunEventsList};
 use super::model::{AgentManifest, ErrorInfo, Run, RunCreateRequest, RunMode, RunResumeRequest};
 use super::AcpError;
-use crate::wire::JsonMap;
 
 /// An HTTP method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,11 +264,10 @@ pub fn decode_events(json: &str) -> Result<Vec<AcpEvent>, AcpError> {
 /// # Errors
 /// [`AcpError::InvalidJson`] or [`AcpError::InvalidEvent`] (wrong shape), keeping the body.
 pub fn decode_agents(json: &str) -> Result<Vec<AgentManifest>, AcpError> {
+    // Other members are ignored (not kept: the list is all a caller gets).
     #[derive(Deserialize)]
     struct List {
         agents: Vec<AgentManifest>,
-        #[serde(flatten)]
-        _extra: JsonMap,
     }
     from_tree::<List>(json).map(|l| l.agents)
 }

@@ -457,7 +457,8 @@ fn from_tree<T: serde::de::DeserializeOwned, E: serde::de::Error>(
 }
 
 /// The body of `GET /runs/{run_id}/events` (the SDK's `RunEventsListResponse`): `{"events": […]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct RunEventsList {
     /// The run's events, in order.
     pub events: Vec<AcpEvent>,
@@ -466,10 +467,83 @@ pub struct RunEventsList {
     pub extra: JsonMap,
 }
 
+/// Read as serde's derive reads it (`events` required and not repeated, the other members into
+/// `extra`), without the derive's buffering of the members for `extra` (serde's `Content`, whose
+/// readers were compiled for this body alone). The unit tests derive it, as the reference for
+/// [`read_events_list`].
+#[cfg(not(test))]
+impl<'de> Deserialize<'de> for RunEventsList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RunEventsList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("struct RunEventsList")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                read_events_list(map)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The members of a [`RunEventsList`], as serde's derive reads them.
+fn read_events_list<'de, A: MapAccess<'de>>(mut map: A) -> Result<RunEventsList, A::Error> {
+    use serde::de::Error as _;
+    let (mut events, mut extra) = (None, JsonMap::new());
+    while let Some(key) = map.next_key::<String>()? {
+        if key != "events" {
+            extra.insert(key, map.next_value()?);
+        } else if events.is_some() {
+            return Err(A::Error::duplicate_field("events"));
+        } else {
+            events = Some(map.next_value()?);
+        }
+    }
+    let events = events.ok_or_else(|| A::Error::missing_field("events"))?;
+    Ok(RunEventsList { events, extra })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::borrow::Cow;
+
+    /// `RunEventsList`'s hand-written reader against serde's derived one (these tests derive
+    /// it), from text.
+    #[test]
+    fn an_events_list_reads_as_the_derived_reader_reads_it() {
+        fn hand(json: &str) -> Result<RunEventsList, String> {
+            use serde::de::{Deserializer as _, MapAccess};
+            // The `cfg(not(test))` impl's visitor, through the same steps.
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = RunEventsList;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("struct RunEventsList")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                    read_events_list(map)
+                }
+            }
+            let mut de = serde_json::Deserializer::from_str(json);
+            (&mut de).deserialize_map(V).map_err(|e| e.to_string())
+        }
+        let run = r#"{"run_id":"r","agent_name":"a","status":"created","output":[]}"#;
+        for json in [
+            format!(r#"{{"events":[{{"type":"run.created","run":{run}}}],"next":null}}"#),
+            r#"{"events":[]}"#.to_owned(),
+            r#"{"events":[],"events":[]}"#.to_owned(),
+            r#"{"next":1}"#.to_owned(),
+            r#"{"events":[{"type":"run.created"}]}"#.to_owned(),
+            r#"{"events":{}}"#.to_owned(),
+            r#"[]"#.to_owned(),
+        ] {
+            let theirs = serde_json::from_str::<RunEventsList>(&json).map_err(|e| e.to_string());
+            assert_eq!(hand(&json), theirs, "{json}");
+        }
+    }
 
     #[test]
     fn a_run_or_message_is_read_through_a_tree_and_a_wrong_shape_is_named() {

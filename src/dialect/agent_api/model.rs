@@ -648,14 +648,55 @@ impl AgentResponse {
 }
 
 /// `stop`: one stop sequence or several.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(untagged)]
 pub enum Stop {
     /// One stop sequence.
     One(String),
     /// Several stop sequences.
     Many(Vec<String>),
+}
+
+impl Stop {
+    /// Reads `stop` as serde's derive reads the untagged enum: a string, or an array of strings.
+    ///
+    /// # Errors
+    /// serde's message for anything else, `data did not match any variant of untagged enum
+    /// Stop`.
+    ///
+    /// By hand: the derived reader buffers the value (serde's `Content`) and tries each variant
+    /// on the buffer, code compiled for this type alone. Cold: `#[inline]`, compiled in its caller.
+    #[inline]
+    pub fn from_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        use serde::de::Error as _;
+        use serde_json::Value;
+        let stop = match value {
+            Value::String(s) => Some(Stop::One(s)),
+            Value::Array(items) => items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect::<Option<_>>()
+                .map(Stop::Many),
+            _ => None,
+        };
+        stop.ok_or_else(|| {
+            serde_json::Error::custom("data did not match any variant of untagged enum Stop")
+        })
+    }
+}
+
+#[cfg(not(test))]
+impl<'de> Deserialize<'de> for Stop {
+    #[inline]
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        Stop::from_value(serde_json::Value::deserialize(d)?).map_err(D::Error::custom)
+    }
 }
 
 /// A function the agent may call (`FunctionTool`).
@@ -937,6 +978,26 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value;
+
+    /// `Stop`'s hand-written reader against serde's derived one (these tests derive it).
+    #[test]
+    fn stop_reads_as_the_derived_reader_reads_it() {
+        use serde_json::json;
+        for v in [
+            json!("x"),
+            json!([]),
+            json!(["a", "b"]),
+            json!(["a", 1]),
+            json!(null),
+            json!(1),
+            json!({"k": "v"}),
+            json!([["a"]]),
+        ] {
+            let ours = Stop::from_value(v.clone()).map_err(|e| e.to_string());
+            let theirs = crate::json::from_tree::<Stop>(v.clone()).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{v}");
+        }
+    }
 
     /// The hand-written readers (`read_fields`) against serde's derived ones (this module's tests
     /// derive `Deserialize`): a full object of each type, and every change of it by one member.
