@@ -143,7 +143,7 @@ impl Body {
     /// `duplicate-part-name` ([`BodyError::DuplicatePartName`], with both indexes).
     #[inline]
     pub fn validate_names(&self) -> Result<(), BodyError> {
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for (index, part) in self.parts.iter().enumerate() {
             let Some(name) = part.name.as_deref() else {
                 continue;
@@ -156,7 +156,7 @@ impl Body {
                     index,
                 });
             }
-            seen.insert(name, index);
+            seen.insert(name.to_owned(), index);
         }
         Ok(())
     }

@@ -51,7 +51,7 @@ pub fn validate_body(body: &Body) -> Vec<Violation> {
 #[inline]
 pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Violation> {
     let mut out = Vec::new();
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for (i, part) in parts {
         let label = match &part.name {
             Some(n) => n.clone(),
@@ -78,7 +78,7 @@ pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Viola
                     format!("{name}: part {i} has the same name as part {first}"),
                 ));
             } else {
-                seen.insert(name, i);
+                seen.insert(name.to_owned(), i);
             }
         }
         let complete = part.status == PartStatus::Complete;

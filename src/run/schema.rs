@@ -372,12 +372,12 @@ impl CommunicationSchema {
 
     /// The states no path from `idle` reaches, in name order.
     pub fn unreachable_states(&self) -> Vec<&str> {
-        let mut seen: crate::set::Set<&str> = crate::set::Set::new();
+        let mut seen: crate::set::Set<String> = crate::set::Set::new();
         let mut queue = VecDeque::from([Self::INITIAL_STATE]);
-        seen.insert(Self::INITIAL_STATE);
+        seen.insert(Self::INITIAL_STATE.to_owned());
         while let Some(s) = queue.pop_front() {
             for t in self.states.get(s).map(Vec::as_slice).unwrap_or(&[]) {
-                if seen.insert(t.next_state.as_str()) {
+                if seen.insert(t.next_state.clone()) {
                     queue.push_back(t.next_state.as_str());
                 }
             }
@@ -385,7 +385,7 @@ impl CommunicationSchema {
         self.states
             .keys()
             .map(String::as_str)
-            .filter(|s| !seen.contains(s))
+            .filter(|s| !seen.contains(*s))
             .collect()
     }
 

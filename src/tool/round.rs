@@ -317,13 +317,13 @@ mod agentx {
     use super::*;
     use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
 
-    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> Set<&'a str> {
+    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> Set<String> {
         // (Built by inserting: `collect` into a set compiles a sort per iterator type.)
         let mut answered = Set::new();
         for p in messages.flat_map(|m| &m.parts) {
             match p {
-                Part::ToolResult(r) => answered.insert(r.tool_call_id.as_str()),
-                Part::ToolError(e) => answered.insert(e.tool_call_id.as_str()),
+                Part::ToolResult(r) => answered.insert(r.tool_call_id.clone()),
+                Part::ToolError(e) => answered.insert(e.tool_call_id.clone()),
                 _ => false,
             };
         }

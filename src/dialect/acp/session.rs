@@ -348,8 +348,8 @@ impl AcpSession {
         // Each state reached, with the index in `steps` of the move (from, message type) that
         // first reached it (`usize::MAX` for the start): one map, of a type the module compiles
         // for other maps already.
-        let mut reached: BTreeMap<&str, usize> = BTreeMap::new();
-        reached.insert(start, usize::MAX);
+        let mut reached: BTreeMap<String, usize> = BTreeMap::new();
+        reached.insert(start.to_owned(), usize::MAX);
         let mut steps: Vec<(&str, &str)> = Vec::new();
         let mut queue = VecDeque::from([start]);
         while let Some(state) = queue.pop_front() {
@@ -370,7 +370,7 @@ impl AcpSession {
                     && t.message_type.starts_with("run.")
                     && !reached.contains_key(next)
                 {
-                    reached.insert(next, steps.len());
+                    reached.insert(next.to_owned(), steps.len());
                     steps.push((state, t.message_type.as_str()));
                     queue.push_back(next);
                 }
