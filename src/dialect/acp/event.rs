@@ -470,7 +470,7 @@ pub struct RunEventsList {
 /// Read as serde's derive reads it (`events` required and not repeated, the other members into
 /// `extra`), without the derive's buffering of the members for `extra` (serde's `Content`, whose
 /// readers were compiled for this body alone). The unit tests derive it, as the reference for
-/// [`read_events_list`].
+/// `read_events_list`.
 #[cfg(not(test))]
 impl<'de> Deserialize<'de> for RunEventsList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -437,7 +437,7 @@ impl<'de> Deserialize<'de> for Message {
     /// Reads a message: `role` (a string) and `parts` (an array of objects) are required, `id` is a
     /// string or `null`; other fields go to `extra`.
     ///
-    /// Through its JSON text and the packet reader of streams ([`RawPacket::parse`]), whatever
+    /// Through its JSON text and the packet reader of streams (`RawPacket::parse`), whatever
     /// the deserializer: messages are read from trees (arguments from JavaScript), and the packet
     /// reader compiled for a tree was 5 KB of the wasm module. The messages are serde's, without
     /// the position in that text (which the caller never saw).
