@@ -1284,3 +1284,47 @@ fn arb_json() -> impl Strategy<Value = Value> {
         ]
     })
 }
+
+/// A schema's `properties` are kept in name order, whatever order the text gives them, and each is
+/// found: the compiler relies on serde_json's objects iterating in key order (its `Map` is a
+/// `BTreeMap` while its `preserve_order` feature is off), and does not sort them again.
+#[test]
+fn properties_in_any_text_order_are_each_checked() {
+    let keys: Vec<String> =
+        serde_json::from_str::<serde_json::Map<String, Value>>(r#"{"b":1,"a":2,"c":3}"#)
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+    assert_eq!(
+        keys,
+        ["a", "b", "c"],
+        "serde_json's objects iterate in key order"
+    );
+    let parameters: Value = serde_json::from_str(
+        r#"{"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"},
+            "mid": {"type": "boolean"}, "beta": {"type": "array"}}}"#,
+    )
+    .unwrap();
+    let tools = registry("t", parameters);
+    let e = tools
+        .validate_arguments("t", &json!({"zeta": 1, "alpha": "x", "mid": 2, "beta": {}}))
+        .unwrap_err();
+    let mut paths: Vec<String> = e.problems.iter().map(|p| format!("{:?}", p.path)).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            r#"[Key("alpha")]"#,
+            r#"[Key("beta")]"#,
+            r#"[Key("mid")]"#,
+            r#"[Key("zeta")]"#
+        ]
+    );
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"zeta": "z", "alpha": 1, "mid": true, "beta": []}),
+        )
+        .unwrap();
+}

@@ -263,19 +263,25 @@ impl CompiledSchema {
             }
         }
         check_cycles(&c.nodes)?;
-        // Sorted by pointer, those of one pointer in the order found.
-        let mut order: Vec<(String, usize)> = c
-            .warnings
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.pointer.clone(), i))
-            .collect();
-        sort_pairs(&mut order);
-        let mut found: Vec<Option<SchemaWarning>> = c.warnings.into_iter().map(Some).collect();
-        let warnings = order
-            .iter()
-            .filter_map(|&(_, i)| found.get_mut(i).and_then(Option::take))
-            .collect();
+        // Sorted by pointer, those of one pointer in the order found: each pointer's warnings
+        // in a group, the groups in a map of the pointers (no sort is compiled for this).
+        let mut groups: Vec<Vec<SchemaWarning>> = Vec::new();
+        let mut by_pointer: BTreeMap<String, usize> = BTreeMap::new();
+        for w in c.warnings {
+            let group = *by_pointer.entry(w.pointer.clone()).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            if let Some(g) = groups.get_mut(group) {
+                g.push(w);
+            }
+        }
+        let mut warnings = Vec::new();
+        for &group in by_pointer.values() {
+            if let Some(g) = groups.get_mut(group) {
+                warnings.append(g);
+            }
+        }
         Ok(Self {
             nodes: c.nodes,
             warnings,
@@ -370,11 +376,12 @@ impl<'a> Compiler<'a> {
                     let Value::Object(props) = v else {
                         return Err(invalid(at, "`properties` must be an object", v));
                     };
+                    // In name order, as `property` searches them: the order of a JSON object's
+                    // members in serde_json (a `BTreeMap`; its `preserve_order` feature is off).
                     for (name, sub) in props {
                         let id = self.node(format!("{at}/{}", escape_token(name)), sub)?;
                         k.properties.push((name.clone(), id));
                     }
-                    sort_pairs(&mut k.properties);
                 }
                 "required" => k.required = strings(&at, v, "`required`")?,
                 "additionalProperties" => k.additional = Some(self.node(at, v)?),
@@ -702,9 +709,4 @@ fn check_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
         }
     }
     Ok(())
-}
-/// Sorts names with their indexes, by name then index: the one sort the schema compiler compiles
-/// into the module (a sort is compiled per element type and comparison, about 3 KB each).
-fn sort_pairs(pairs: &mut [(String, usize)]) {
-    pairs.sort_unstable();
 }
