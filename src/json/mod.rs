@@ -10,7 +10,7 @@ mod tree;
 pub(crate) mod write;
 
 pub use fields::{same_reading, Fields};
-pub use tree::{from_tree, Tree};
+pub use tree::{from_tree, unexpected, Tree};
 
 /// Appends `s` to `out` as a JSON string literal (serde_json's text), compiled here at opt-level
 /// 3. For agentwire's hand-written JSON writers (`agentwire::json::changes_json`); not API.

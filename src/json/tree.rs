@@ -36,9 +36,10 @@ pub fn from_tree<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 #[doc(hidden)]
 pub struct Tree(pub Value);
 
-/// What a value is, for serde's messages (serde_json's `Value::unexpected`).
+/// What a value is, for serde's messages (serde_json's `Value::unexpected`). Not API.
+#[doc(hidden)]
 #[inline]
-fn unexpected(value: &Value) -> Unexpected<'_> {
+pub fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),

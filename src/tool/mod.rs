@@ -228,8 +228,9 @@ pub enum ToolErrorType {
 
 /// What kind of problem an [`ArgumentProblem`] is. JSON: the camelCase name, e.g.
 /// `"missingArgument"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ProblemKind {
@@ -271,6 +272,71 @@ pub enum ProblemKind {
     NotAnObject,
     /// No tool has the name called.
     UnknownTool,
+}
+
+impl ProblemKind {
+    /// Every kind with its JSON name (serde's `rename_all = "camelCase"` of the variant).
+    const NAMES: [(&'static str, ProblemKind); 19] = [
+        ("missingArgument", Self::MissingArgument),
+        ("wrongType", Self::WrongType),
+        ("unknownArgument", Self::UnknownArgument),
+        ("outOfRange", Self::OutOfRange),
+        ("notMultipleOf", Self::NotMultipleOf),
+        ("notInEnum", Self::NotInEnum),
+        ("notConst", Self::NotConst),
+        ("stringLength", Self::StringLength),
+        ("arrayLength", Self::ArrayLength),
+        ("duplicateItems", Self::DuplicateItems),
+        ("propertyCount", Self::PropertyCount),
+        ("noMatch", Self::NoMatch),
+        ("multipleMatches", Self::MultipleMatches),
+        ("matchesNot", Self::MatchesNot),
+        ("notAllowed", Self::NotAllowed),
+        ("tooComplex", Self::TooComplex),
+        ("invalidJson", Self::InvalidJson),
+        ("notAnObject", Self::NotAnObject),
+        ("unknownTool", Self::UnknownTool),
+    ];
+
+    /// The kind a JSON value names, as serde's derive reads the enum from a string, with its
+    /// messages (``unknown variant `x`, expected one of …``). The one difference: serde also
+    /// reads a unit variant from an object of one member (`{"wrongType": null}`), which is refused
+    /// here as any other value that is not a string (`invalid type: …, expected a string`).
+    ///
+    /// # Errors
+    /// As above.
+    fn from_value(value: Value) -> Result<Self, serde_json::Error> {
+        use serde::de::Error as _;
+        let Value::String(name) = value else {
+            let unexpected = agentwire_core::json::unexpected(&value);
+            return Err(serde_json::Error::invalid_type(unexpected, &"a string"));
+        };
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, kind)| kind)
+            .ok_or_else(|| serde_json::Error::unknown_variant(&name, &Self::VARIANTS))
+    }
+
+    const VARIANTS: [&'static str; 19] = {
+        let mut out = [""; 19];
+        let mut i = 0;
+        while i < 19 {
+            out[i] = Self::NAMES[i].0;
+            i += 1;
+        }
+        out
+    };
+}
+
+/// Read by name (see `ProblemKind::from_value`): serde's derived reader compiled a matcher of the
+/// names for this enum alone. The unit tests derive it, as the reference.
+#[cfg(not(test))]
+impl<'de> Deserialize<'de> for ProblemKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        ProblemKind::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
 }
 
 /// One problem with a call's arguments.
@@ -697,6 +763,39 @@ mod tests {
     use super::*;
     use agentwire_core::json::same_reading;
     use serde_json::json;
+
+    /// `ProblemKind`'s reader against serde's derived one (these tests derive it): every name,
+    /// another string, and values that are not strings.
+    #[test]
+    fn a_problem_kind_reads_as_the_derived_reader_reads_it() {
+        let names = ProblemKind::NAMES.map(|(name, _)| json!(name));
+        for v in names.into_iter().chain([json!("WrongType"), json!("")]) {
+            let ours = ProblemKind::from_value(v.clone()).map_err(|e| e.to_string());
+            let theirs = agentwire_core::json::from_tree::<ProblemKind>(v.clone())
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{v}");
+        }
+        // Each name is the one its kind is written with.
+        for (name, kind) in ProblemKind::NAMES {
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(name));
+        }
+        for v in [
+            json!(1),
+            json!(null),
+            json!(["wrongType"]),
+            json!({"wrongType": 1}),
+        ] {
+            assert!(ProblemKind::from_value(v.clone()).is_err(), "{v}");
+            assert!(
+                agentwire_core::json::from_tree::<ProblemKind>(v.clone()).is_err(),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            ProblemKind::from_value(json!(1)).unwrap_err().to_string(),
+            "invalid type: integer `1`, expected a string"
+        );
+    }
 
     /// The hand-written readers (`read_fields`) against serde's derived ones (this module's tests
     /// derive `Deserialize`): a full object of each type, and every change of it by one member.
