@@ -16,6 +16,10 @@
 //! - a key given twice in JSON text: the last counts (as in `JSON.parse`), where a derived struct
 //!   refuses a `duplicate field` (a flattened one keeps the last too);
 //! - a struct is read only from an object, never from an array of its fields (as [`from_tree`]).
+//!
+//! The members are moved into a new map before the fields are taken out: a cost per object that
+//! arguments and protocol envelopes do not notice, and values read by the thousand do (a
+//! payload's parts, read so, made `validatePayload` 10–30% slower: `Part` keeps its derive).
 
 use serde::de::{DeserializeOwned, Deserializer, Error as _, MapAccess, Visitor};
 use serde_json::{Error, Map, Value};
