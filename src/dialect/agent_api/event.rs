@@ -72,6 +72,7 @@ impl AgentEvent {
     /// # Errors
     /// [`AgentApiError::InvalidJson`] if `data` is not JSON, [`AgentApiError::InvalidEvent`] if it is
     /// JSON of the wrong shape (e.g. `"index": "one"`); both keep the data.
+    #[inline] // Cold: compiled by its callers (see `Assembler::new`).
     pub fn parse(data: &str) -> Result<Self, AgentApiError> {
         Ok(RawEvent::parse(data)?.into_event())
     }
@@ -129,6 +130,7 @@ pub(crate) struct Rest {
 
 impl<'a> RawEvent<'a> {
     /// Parses one event's data (with serde_json; see [`RawEvent::scan_into`] for the fast path).
+    #[inline] // Cold: see `Assembler::new`.
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
         let mut de = serde_json::Deserializer::from_str(data);
         let raw = RawEvent::deserialize(&mut de)
