@@ -42,8 +42,14 @@ pub fn message_of(e: &serde_json::Error) -> String {
     message
 }
 
-/// `serde_json::from_str::<Value>`: JSON text read into a tree, compiled once (here, at opt-level
-/// 3) for every caller. Not API.
+/// `serde_json::from_str::<Value>`: JSON text read into a tree. Not API.
+///
+/// It calls serde_json's `impl FromStr for Value`, which is not generic and so is compiled in
+/// serde_json, at opt-level `"z"`, once for every caller (this function is not inlined, so that
+/// the reader is not compiled into a caller in this crate at 3). Compiled here at 3, it had
+/// brought serde_json's number reading at 3 with it: 6.5 KB gzipped more in the wasm module; the
+/// event reader's nested values (`data`, `usage`, …) and `validatePayload` of a string run about
+/// 1% slower for it (docs/performance-log.md, stop 35).
 ///
 /// With the `exact-floats` feature (agentwire's `exact-floats`, which `bodies`, so every default
 /// build, turns on), every float literal is read as the nearest `f64` (as `JSON.parse` and
@@ -59,7 +65,7 @@ pub fn message_of(e: &serde_json::Error) -> String {
 #[doc(hidden)]
 #[inline(never)]
 pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
-    serde_json::from_str(text)
+    text.parse()
 }
 
 /// `serde_json::to_value(value)`: `value` as a [`serde_json::Value`] tree. Not API.

@@ -49,7 +49,7 @@ impl Scanned<'_> {
             Scanned::Int(n) => serde_json::Value::from(n),
             Scanned::Bool(b) => serde_json::Value::Bool(b),
             Scanned::Null => serde_json::Value::Null,
-            Scanned::Raw(raw) => serde_json::from_str(raw).ok()?,
+            Scanned::Raw(raw) => super::parse_value(raw).ok()?,
         })
     }
 }

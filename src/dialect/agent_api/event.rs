@@ -262,12 +262,13 @@ impl<'a> RawEvent<'a> {
                 _ => None,
             }
         }
-        fn nested<'d, T: serde::Deserialize<'d>>(v: Scanned<'d>) -> Option<Option<T>> {
+        fn object(v: Scanned<'_>) -> Option<Option<JsonMap>> {
             match v {
                 Scanned::Null => Some(None),
-                Scanned::Raw(raw) if raw.starts_with(['{', '[']) => {
-                    serde_json::from_str(raw).ok().map(Some)
-                }
+                Scanned::Raw(raw) if raw.starts_with('{') => match crate::json::parse_value(raw) {
+                    Ok(serde_json::Value::Object(map)) => Some(Some(map)),
+                    _ => None,
+                },
                 _ => None,
             }
         }
@@ -287,8 +288,8 @@ impl<'a> RawEvent<'a> {
             "content" | "output" => return None,
             "code" => r.code = string(v)?,
             "message" => r.message = string(v)?,
-            "usage" => r.usage = nested(v)?,
-            "metadata" => r.metadata = nested(v)?,
+            "usage" => r.usage = object(v)?,
+            "metadata" => r.metadata = object(v)?,
             "created_at" | "completed_at" => {
                 let n = match v {
                     Scanned::UInt(n) => Some(i64::try_from(n).ok()?),
