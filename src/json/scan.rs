@@ -96,6 +96,60 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool, bool)> {
     }
 }
 
+/// A JSON string (with its quotes, as [`scan_string`] found it: no control characters), its
+/// content with its escapes replaced (RFC 8259 §7: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
+/// `\r`, `\t`, and `\uXXXX`, a pair of them for a character outside the Basic Multilingual
+/// Plane). `None` for an invalid escape or an unpaired surrogate: the full parser then reports it.
+/// (It replaced serde_json's reader of a `String`, whose error path compiled serde_json's number
+/// reading into this crate at opt-level 3: 8.5 KB of the wasm module.)
+#[inline(never)] // cold: only strings with escapes
+pub(crate) fn unescape(quoted: &str) -> Option<String> {
+    let content = quoted.strip_prefix('"')?.strip_suffix('"')?;
+    fn hex4(b: &[u8], at: usize) -> Option<u32> {
+        b.get(at..at + 4)?
+            .iter()
+            .try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+    }
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(k) = memchr::memchr(b'\\', rest.as_bytes()) {
+        out.push_str(rest.get(..k)?);
+        let b = rest.as_bytes();
+        let (c, len) = match *b.get(k + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => match hex4(b, k + 2)? {
+                high @ 0xD800..=0xDBFF => {
+                    if b.get(k + 6..k + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(b, k + 8)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    (
+                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?,
+                        12,
+                    )
+                }
+                code => (char::from_u32(code)?, 6), // `None` for a lone low surrogate
+            },
+            _ => return None,
+        };
+        out.push(c);
+        // The escape is ASCII, so `k + len` is a character boundary.
+        rest = rest.get(k + len..)?;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// The `str` of a string's content (or of a number's digits) the scanner read: taken as it is when
 /// the scan saw only ASCII bytes in it (`ascii`), else checked by the standard library's UTF-8
 /// validator (`None` if it is not UTF-8). The scanner reads bytes, not a `str`: every byte of an
@@ -504,7 +558,7 @@ impl<'a> Members<'a> {
                 let (end, escaped, ascii) = scan_string(b, i)?;
                 let s = if escaped {
                     let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
-                    Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
+                    Cow::Owned(unescape(quoted)?)
                 } else {
                     Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
                 };
@@ -1007,6 +1061,50 @@ mod tests {
             if ok {
                 prop_assert!(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text).is_ok(), "{:?}", text);
             }
+        });
+    }
+
+    /// `unescape` reads every string content as serde_json reads the quoted string, and declines
+    /// (`None`) exactly what serde_json refuses: invalid escapes, unpaired or misordered
+    /// surrogates, a truncated `\u`.
+    #[test]
+    fn unescape_reads_strings_as_serde_json() {
+        use proptest::prelude::*;
+        let serde = |content: &str| serde_json::from_str::<String>(&format!("\"{content}\"")).ok();
+        for content in [
+            r"plain",
+            r#"a\nb\tc\\d\/e\"f\b\f\r"#,
+            r"\u00e9\u00E9 caf\u00e9",
+            r"\ud83d\ude00 smile",
+            r"\uD83D\uDE00",
+            r"\u0000",
+            r"\ud83d",
+            r"\ud83d x",
+            r"\ud83d\u0041",
+            r"\ude00",
+            r"\u12",
+            r"\u12g4",
+            r"\x",
+            r"\",
+            "東京\\n",
+        ] {
+            assert_eq!(
+                unescape(&format!("\"{content}\"")),
+                serde(content),
+                "{content:?}"
+            );
+        }
+        let token = prop_oneof![
+            "[a-z é東]{0,3}",
+            r#"\\[\"\\/bfnrtxu]"#,
+            r"\\u[0-9a-fA-F]{4}",
+            r"\\u[dD][89abAB][0-9a-fA-F]{2}",
+            r"\\u[dD][c-fC-F][0-9a-fA-F]{2}",
+            r"\\u[0-9a-g]{0,4}",
+        ];
+        proptest!(|(tokens in prop::collection::vec(token, 0..8))| {
+            let content = tokens.concat();
+            prop_assert_eq!(unescape(&format!("\"{content}\"")), serde(&content), "{:?}", content);
         });
     }
 }
