@@ -299,6 +299,8 @@ pub struct Assembler {
     released: HashMap<String, usize>,
     /// [`RawEvent::parse`], for the events the event scanner declines (see `Assembler::new`).
     full_parser: FullParser,
+    /// [`Assembler::push_other`], for the events other than content events (see `Assembler::new`).
+    other_events: for<'a> fn(&mut Assembler, &mut RawEvent<'a>),
 }
 
 /// The full reader of an event's data: [`RawEvent::parse`].
@@ -342,6 +344,7 @@ impl Assembler {
             stopped: false,
             released: HashMap::new(),
             full_parser: parse_event,
+            other_events: Assembler::push_other,
         }
     }
 
@@ -582,6 +585,15 @@ impl Assembler {
         self.events += 1;
         match raw.object() {
             "content" => self.apply_content(raw),
+            _ => (self.other_events)(self, raw),
+        }
+    }
+
+    /// The events other than content events (a few per message, where content events come per
+    /// token): compiled in agentwire at opt-level "z" (see `Assembler::new`).
+    #[inline]
+    fn push_other(&mut self, raw: &mut RawEvent<'_>) {
+        match raw.object() {
             "message" => {
                 let message = std::mem::take(raw).into_message();
                 self.apply_message(message, false);
@@ -1151,6 +1163,7 @@ impl Assembler {
     }
 
     /// Applies a message event (or a message of a final `output`, `from_output`).
+    #[inline] // See `Assembler::push_other`.
     fn apply_message(&mut self, incoming: Message, from_output: bool) {
         let m = match incoming.id.as_deref() {
             Some(id) => match self.message_pos(id, false) {
@@ -1286,6 +1299,7 @@ impl Assembler {
         }
     }
 
+    #[inline] // See `Assembler::push_other`.
     fn apply_response(&mut self, incoming: AgentResponse) {
         let AgentResponse {
             id,
