@@ -301,18 +301,6 @@ pub struct Assembler {
     full_parser: FullParser,
     /// [`Assembler::push_other`], for the events other than content events (see `Assembler::new`).
     other_events: for<'a> fn(&mut Assembler, &mut RawEvent<'a>),
-    /// serde's writers of the updates that are not text deltas, and of the response.
-    writers: Writers,
-}
-
-/// serde's writers (through serde_json) of a [`StreamUpdate`] and of an [`AgentResponse`], held as
-/// function pointers so that they are compiled in agentwire at opt-level "z", where the binding
-/// compiles the same writers of messages, contents and responses for its own use (see
-/// `Assembler::new`). They write the updates other than text deltas: a few per message.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Writers {
-    update: fn(&mut String, &mut Vec<u8>, &StreamUpdate),
-    pub(super) response: fn(&mut String, &mut Vec<u8>, &AgentResponse),
 }
 
 /// The full reader of an event's data: [`RawEvent::parse`].
@@ -357,10 +345,6 @@ impl Assembler {
             released: HashMap::new(),
             full_parser: parse_event,
             other_events: Assembler::push_other,
-            writers: Writers {
-                update: write_value::<StreamUpdate>,
-                response: write_value::<AgentResponse>,
-            },
         }
     }
 
@@ -1490,7 +1474,7 @@ impl Assembler {
             }
             match text_delta_of(&self.response, &self.kept, p) {
                 Some((msg_id, index, delta)) => write_text_delta(out, msg_id, index, delta),
-                None => write_pending(out, &mut self.scratch, self.writers, &self.response, p),
+                None => write_pending(out, &mut self.scratch, &self.response, p),
             }
         }
         out.push(']');
@@ -1508,7 +1492,6 @@ impl Assembler {
         out.json.push('[');
         let mut first = true;
         let scratch = &mut self.scratch;
-        let writers = self.writers;
         let mut i = 0;
         while i < self.pending.len() {
             // Deltas that continue one another's text (per event: a content's deltas of one
@@ -1539,21 +1522,21 @@ impl Assembler {
             }
             first = false;
             match p {
-                Pending::Done => out.push_done(&mut self.response, |json, r| {
-                    write_done(json, scratch, writers, r)
-                }),
+                Pending::Done => {
+                    out.push_done(&mut self.response, |json, r| write_done(json, scratch, r))
+                }
                 Pending::Owned(u) => match &mut **u {
                     StreamUpdate::Done { response } => {
-                        out.push_done(response, |json, r| write_done(json, scratch, writers, r))
+                        out.push_done(response, |json, r| write_done(json, scratch, r))
                     }
                     // The pending update is dropped below: its text is taken, not copied.
                     StreamUpdate::Content { content, .. } if split::text_is_last(content) => {
                         let text = content.text.take().unwrap_or_default();
-                        (writers.update)(&mut out.json, scratch, u);
+                        write_value(&mut out.json, scratch, &**u);
                         out.push_content_text(&text);
                     }
                     u => {
-                        (writers.update)(&mut out.json, scratch, u);
+                        write_value(&mut out.json, scratch, &*u);
                         out.table.push(SplitUpdates::JSON);
                     }
                 },
@@ -1570,7 +1553,7 @@ impl Assembler {
     /// out of the response while its JSON is written; they are put back, and the response is
     /// unchanged afterwards.
     pub fn response_split(&mut self, out: &mut SplitUpdates) {
-        split::write_response(out, &mut self.scratch, self.writers, &mut self.response);
+        split::write_response(out, &mut self.scratch, &mut self.response);
     }
 }
 
@@ -1705,23 +1688,17 @@ fn text_delta_of<'a>(
 }
 
 /// Writes a [`StreamUpdate::Done`] with `response` as serde would.
-fn write_done(out: &mut String, scratch: &mut Vec<u8>, writers: Writers, response: &AgentResponse) {
+fn write_done(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse) {
     out.push_str("{\"type\":\"done\",\"response\":");
-    (writers.response)(out, scratch, response);
+    write_value(out, scratch, response);
     out.push('}');
 }
 
 /// Writes a pending update that is not a text delta as JSON (through serde).
-fn write_pending(
-    out: &mut String,
-    scratch: &mut Vec<u8>,
-    writers: Writers,
-    response: &AgentResponse,
-    p: &Pending,
-) {
+fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse, p: &Pending) {
     match p {
-        Pending::Done => write_done(out, scratch, writers, response),
-        Pending::Owned(u) => (writers.update)(out, scratch, u),
+        Pending::Done => write_done(out, scratch, response),
+        Pending::Owned(u) => write_value(out, scratch, &**u),
         Pending::Text { .. } | Pending::Kept { .. } => {}
     }
 }

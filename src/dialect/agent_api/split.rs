@@ -4,6 +4,7 @@
 
 use super::model::{AgentResponse, Content, Message};
 use super::StreamUpdate;
+use crate::json::write::write_value;
 
 /// Stream updates (written by
 /// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
@@ -480,11 +481,10 @@ fn put_texts(
 pub(super) fn write_response(
     out: &mut SplitUpdates,
     scratch: &mut Vec<u8>,
-    writers: super::assemble::Writers,
     response: &mut AgentResponse,
 ) {
     out.clear();
-    out.push_response(response, |json, r| (writers.response)(json, scratch, r));
+    out.push_response(response, |json, r| write_value(json, scratch, r));
 }
 
 /// `n` as its high and low 32 bits (`(0, 0)` for `None`).
