@@ -49,7 +49,7 @@ impl Scanned<'_> {
             Scanned::Int(n) => serde_json::Value::from(n),
             Scanned::Bool(b) => serde_json::Value::Bool(b),
             Scanned::Null => serde_json::Value::Null,
-            Scanned::Raw(raw) => super::parse_value(raw).ok()?,
+            Scanned::Raw(raw) => tree_of(raw)?,
         })
     }
 }
@@ -148,6 +148,129 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// How deep [`tree_at`] reads before it leaves a value to serde_json (whose own limit is 128).
+const TREE_DEPTH: usize = 128;
+
+/// The tree of a nested value's JSON text as the scanner hands it over ([`Scanned::Raw`]: an
+/// object, an array, or a number that is not an integer): read by [`tree_at`] when the text holds
+/// only what it reads, else by serde_json ([`parse_value`](super::parse_value), compiled at
+/// opt-level "z"). `None` if it is not JSON. The tree is serde_json's either way (a proptest
+/// checks it).
+pub(crate) fn tree_of(raw: &str) -> Option<serde_json::Value> {
+    let b = raw.as_bytes();
+    match tree_at(b, skip_ws(b, 0), TREE_DEPTH) {
+        Some((value, end)) if end == b.len() => Some(value),
+        _ => super::parse_value(raw).ok(),
+    }
+}
+
+/// The JSON value at `b[i]` read into a tree, and the index just past it (and the whitespace
+/// after it): objects, arrays, strings, `true`, `false`, `null`, and integers of up to 18 digits
+/// (which serde_json reads as `u64` or `i64`). `None` for anything else (a fraction or an
+/// exponent, `-0`, longer integers, nesting deeper than `depth`, invalid JSON): the caller then
+/// reads the text with serde_json. Keys and strings are read as the event scanner reads strings
+/// (a key given twice keeps the last value, as serde_json's map does).
+fn tree_at(b: &[u8], i: usize, depth: usize) -> Option<(serde_json::Value, usize)> {
+    use serde_json::Value;
+    let (value, next) = match *b.get(i)? {
+        b'"' => {
+            let (text, next) = string_at(b, i)?;
+            (Value::String(text), next)
+        }
+        b'{' => {
+            let depth = depth.checked_sub(1)?;
+            let mut map = serde_json::Map::new();
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) != Some(&b'}') {
+                loop {
+                    if b.get(j) != Some(&b'"') {
+                        return None;
+                    }
+                    let (key, after) = string_at(b, j)?;
+                    j = skip_ws(b, after);
+                    if b.get(j) != Some(&b':') {
+                        return None;
+                    }
+                    let (value, after) = tree_at(b, skip_ws(b, j + 1), depth)?;
+                    map.insert(key, value);
+                    match b.get(after)? {
+                        b',' => j = skip_ws(b, after + 1),
+                        b'}' => {
+                            j = after;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            (Value::Object(map), j + 1)
+        }
+        b'[' => {
+            let depth = depth.checked_sub(1)?;
+            let mut items = Vec::new();
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) != Some(&b']') {
+                loop {
+                    let (item, after) = tree_at(b, j, depth)?;
+                    items.push(item);
+                    match b.get(after)? {
+                        b',' => j = skip_ws(b, after + 1),
+                        b']' => {
+                            j = after;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            (Value::Array(items), j + 1)
+        }
+        b't' if b.get(i..i + 4) == Some(b"true") => (Value::Bool(true), i + 4),
+        b'f' if b.get(i..i + 5) == Some(b"false") => (Value::Bool(false), i + 5),
+        b'n' if b.get(i..i + 4) == Some(b"null") => (Value::Null, i + 4),
+        c @ (b'-' | b'0'..=b'9') => {
+            let negative = c == b'-';
+            let start = i + usize::from(negative);
+            let mut end = start;
+            let mut n = 0u64;
+            while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
+                n = n * 10 + u64::from(d - b'0');
+                end += 1;
+                if end - start > 18 {
+                    return None; // may not fit: serde_json's
+                }
+            }
+            let digits = end - start;
+            let leading_zero = b.get(start) == Some(&b'0');
+            if digits == 0
+                || (leading_zero && (digits > 1 || negative))
+                || matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+            {
+                return None; // invalid, `-0` (serde_json's `-0.0`), or a float
+            }
+            let value = if negative {
+                Value::from(-i64::try_from(n).ok()?)
+            } else {
+                Value::from(n)
+            };
+            (value, end)
+        }
+        _ => return None,
+    };
+    Some((value, skip_ws(b, next)))
+}
+
+/// The string at `b[i]` (its opening quote), unescaped, and the index just past it.
+fn string_at(b: &[u8], i: usize) -> Option<(String, usize)> {
+    let (end, escaped, ascii) = scan_string(b, i)?;
+    let text = if escaped {
+        unescape(std::str::from_utf8(b.get(i..=end)?).ok()?)?
+    } else {
+        checked_str(b.get(i + 1..end)?, ascii)?.to_owned()
+    };
+    Some((text, end + 1))
 }
 
 /// The `str` of a string's content (or of a number's digits) the scanner read: taken as it is when
@@ -1105,6 +1228,85 @@ mod tests {
         proptest!(|(tokens in prop::collection::vec(token, 0..8))| {
             let content = tokens.concat();
             prop_assert_eq!(unescape(&format!("\"{content}\"")), serde(&content), "{:?}", content);
+        });
+    }
+
+    /// `tree_of` gives serde_json's tree for every JSON value, and its own reader (`tree_at`)
+    /// answers for those without floats or long integers; on any text where `tree_at` answers,
+    /// serde_json reads the same tree.
+    #[test]
+    fn tree_at_reads_as_serde_json() {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let serde = |text: &str| serde_json::from_str::<Value>(text).ok();
+        let own =
+            |text: &str| match tree_at(text.as_bytes(), skip_ws(text.as_bytes(), 0), TREE_DEPTH) {
+                Some((v, end)) if end == text.len() => Some(v),
+                _ => None,
+            };
+        for (text, answers) in [
+            (
+                r#"{"a": [1, -2, "x\ny", true, false, null, {}], "b": {"c": []}}"#,
+                true,
+            ),
+            (r#" { "a" : 1 , "a" : 2 } "#, true),
+            (r#"{"\u00e9\"": "\ud83d\ude00"}"#, true),
+            ("[999999999999999999, -999999999999999999, 0]", true),
+            ("[1000000000000000000]", false),
+            ("-0", false),
+            ("[-0]", false),
+            ("01", false),
+            ("1.5", false),
+            ("[1e5]", false),
+            ("[1,]", false),
+            (r#"{"a":1,}"#, false),
+            (r#"{"a" 1}"#, false),
+            ("[\"\u{1}\"]", false),
+            (r#"{"a":"\x"}"#, false),
+            ("[1] x", false),
+            ("", false),
+        ] {
+            assert_eq!(own(text).is_some(), answers, "{text:?}");
+            if let Some(v) = own(text) {
+                assert_eq!(Some(v), serde(text), "{text:?}");
+            }
+            assert_eq!(tree_of(text), serde(text), "{text:?}");
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert_eq!(own(&deep), None);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-1000i64..1000).prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            "[a-z é東\u{1}\"\\\\/\u{7f}\u{1F600}]{0,6}".prop_map(Value::String),
+        ];
+        let value = leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z\"\\\\é]{0,3}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        proptest!(|(v in value, pretty in any::<bool>())| {
+            let text = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            prop_assert_eq!(tree_of(&text), serde(&text), "{}", text);
+            if let Some(own) = own(&text) {
+                prop_assert_eq!(Some(own), serde(&text), "{}", text);
+            }
+        });
+        proptest!(|(text in "[ {}\\[\\]\":,a-z0-9.eE+\\-\\\\\u{0}-\u{1f}]{0,40}")| {
+            if let Some(own) = own(&text) {
+                prop_assert_eq!(Some(own), serde(&text), "{:?}", text);
+            }
         });
     }
 }

@@ -265,10 +265,12 @@ impl<'a> RawEvent<'a> {
         fn object(v: Scanned<'_>) -> Option<Option<JsonMap>> {
             match v {
                 Scanned::Null => Some(None),
-                Scanned::Raw(raw) if raw.starts_with('{') => match crate::json::parse_value(raw) {
-                    Ok(serde_json::Value::Object(map)) => Some(Some(map)),
-                    _ => None,
-                },
+                Scanned::Raw(raw) if raw.starts_with('{') => {
+                    match crate::json::scan::tree_of(raw) {
+                        Some(serde_json::Value::Object(map)) => Some(Some(map)),
+                        _ => None,
+                    }
+                }
                 _ => None,
             }
         }
