@@ -1103,10 +1103,9 @@ fn releasing_a_message_before_another_keeps_the_others_updates_right() {
     }
 }
 
-/// With `exact-floats` (every default build), a float of a `data` content reaches the response
-/// as the nearest `f64` to its text, as `JSON.parse` reads it; serde_json's default reading gives
-/// `1758972921.881132` for this timestamp.
-#[cfg(feature = "exact-floats")]
+/// A float of a `data` content reaches the response as the nearest `f64` to its text, as
+/// `JSON.parse` reads it; serde_json's default reading gives `1758972921.881132` for this
+/// timestamp.
 #[test]
 fn a_data_content_s_floats_are_read_correctly_rounded() {
     let sse = br#"data: {"object":"message","id":"m","type":"message","role":"assistant","status":"created"}

@@ -31,20 +31,56 @@ impl Body {
     ///
     /// # Errors
     ///
-    /// [`BodyError::InvalidBody`] (`invalid-body`) with serde_json's reason and its 1-based line and
-    /// column (bytes), `syntax: true` when the text is not JSON at all.
+    /// [`BodyError::InvalidBody`] (`invalid-body`) with serde_json's reason, `syntax: true` when
+    /// the text is not JSON at all, and a 1-based line and column (bytes): of the syntax error, or
+    /// where the part of the wrong shape starts (where the text starts, when the body itself has
+    /// the wrong shape).
     ///
-    /// Floats in part metadata are read correctly rounded (a timestamp comes back bit for bit)
-    /// with the `exact-floats` feature, which `bodies` and so every default build turn on (see
-    /// `json::parse_value`); without it, as serde_json reads them, "best effort".
+    /// Floats in part metadata are read as the nearest `f64`, as `JSON.parse` reads them (a
+    /// timestamp comes back bit for bit; see `json::parse_value`).
     #[inline]
     pub fn from_json(text: &str) -> Result<Body, BodyError> {
-        serde_json::from_str(text).map_err(|e| BodyError::InvalidBody {
-            reason: crate::json::message_of(&e),
-            syntax: e.is_syntax() || e.is_eof(),
-            line: e.line(),
-            column: e.column(),
-        })
+        let invalid =
+            |e: serde_json::Error, (line, column): (usize, usize)| BodyError::InvalidBody {
+                reason: crate::json::message_of(&e),
+                syntax: crate::json::not_json(&e),
+                line,
+                column,
+            };
+        let mut value = crate::json::parse_value(text).map_err(|e| {
+            let at = (e.line(), e.column());
+            invalid(e, at)
+        })?;
+        // Each part read from its own tree, so that one of the wrong shape is told by where it
+        // starts (a tree has no positions).
+        let place = |offset: usize| {
+            let before = text.as_bytes().get(..offset).unwrap_or_default();
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |n| n + 1);
+            let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+            (line, offset - line_start + 1)
+        };
+        let start = text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len();
+        let Some(serde_json::Value::Array(parts)) = value.get_mut("parts") else {
+            return crate::json::from_tree::<Body>(value).map_err(|e| invalid(e, place(start)));
+        };
+        let starts = match super::payload_scan::scan(text.as_bytes(), usize::MAX) {
+            super::payload_scan::Scan::Ok { part_starts } => part_starts,
+            super::payload_scan::Scan::TooDeep { .. } => Vec::new(),
+        };
+        let mut read = Vec::with_capacity(parts.len());
+        for (i, part) in std::mem::take(parts).into_iter().enumerate() {
+            match crate::json::from_tree::<Part>(part) {
+                Ok(part) => read.push(part),
+                Err(e) => {
+                    let at = starts.get(i).map_or(start, |&o| o);
+                    return Err(invalid(e, place(at)));
+                }
+            }
+        }
+        Ok(Body { parts: read })
     }
 
     /// The part named exactly `name`, as a `Result` ([`get`](Self::get) gives an `Option`).

@@ -168,7 +168,7 @@ impl Part {
     #[inline]
     pub fn read_json(&self) -> Result<serde_json::Value, BodyError> {
         let text = self.read_text()?;
-        serde_json::from_str(&text).map_err(|e| BodyError::InvalidJson {
+        crate::json::parse_value(&text).map_err(|e| BodyError::InvalidJson {
             name: self.name.clone(),
             reason: e.to_string(),
             line: e.line(),

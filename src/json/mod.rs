@@ -5,11 +5,14 @@
 //! it through `agentwire::json`, which documents it.
 
 mod fields;
+mod number;
 pub(crate) mod scan;
+mod text;
 mod tree;
 pub(crate) mod write;
 
 pub use fields::{same_reading, Fields};
+pub use text::{from_text, Text};
 pub use tree::{from_tree, unexpected, Tree};
 
 /// Appends `s` to `out` as a JSON string literal (serde_json's text), compiled here at opt-level
@@ -42,52 +45,130 @@ pub fn message_of(e: &serde_json::Error) -> String {
     message
 }
 
-/// `serde_json::from_str::<Value>`: JSON text read into a tree. Not API.
+/// JSON text (RFC 8259) read into a tree, as `serde_json::from_str::<Value>` reads it (a proptest
+/// checks it): objects (a key given twice keeps the last value, as in `JSON.parse`), arrays,
+/// strings, literals, and numbers as serde_json holds them: an integer as `u64`, or `i64` when
+/// negative, if it fits, anything else as an `f64`. Not API.
 ///
-/// It calls serde_json's `impl FromStr for Value`, which is not generic and so is compiled in
-/// serde_json, at opt-level `"z"`, once for every caller (this function is not inlined, so that
-/// the reader is not compiled into a caller in this crate at 3). Compiled here at 3, it had
-/// brought serde_json's number reading at 3 with it: 6.5 KB gzipped more in the wasm module; the
-/// event reader's nested values (`data`, `usage`, …) and `validatePayload` of a string run about
-/// 1% slower for it (docs/performance-log.md, stop 35).
-///
-/// With the `exact-floats` feature (agentwire's `exact-floats`, which `bodies`, so every default
-/// build, turns on), every float literal is read as the nearest `f64` (as `JSON.parse` and
-/// `f64::from_str` read it), here and in every other serde_json reading of the build: the feature
-/// is serde_json's `float_roundtrip`, and cargo enables a dependency's features for the whole
-/// build. Without it serde_json reads floats "best effort": about one Python `time.time()`
-/// timestamp in sixty came back one ULP off (`1758972921.8811321` as `1758972921.881132`), where
-/// Atlas messages and part metadata carry float timestamps that must survive Rust → JSON →
-/// JavaScript → JSON → Rust bit for bit.
+/// Every float literal is read as the nearest `f64`, ties to even, as `JSON.parse` and
+/// `f64::from_str` read it, by this crate's own reader (`json::number`, without tables): Atlas
+/// messages and part metadata carry float timestamps that must survive Rust → JSON → JavaScript →
+/// JSON → Rust bit for bit, and serde_json's own "best effort" reading came back one ULP off for
+/// about one Python `time.time()` timestamp in sixty (`1758972921.8811321` as
+/// `1758972921.881132`). The reader is the event scanner's (`json::scan`): the module compiles no
+/// serde_json text reader for trees (docs/performance-log.md, stop 36).
 ///
 /// # Errors
-/// serde_json's syntax error (`is_syntax` or `is_eof`, with its 1-based line and column).
+/// For text that is not JSON, serde_json's syntax error (`is_syntax` or `is_eof`, with its 1-based
+/// line and column): the text is read again by serde_json's validator, which compiles no number
+/// reading. For JSON text a tree cannot hold, a data error (`is_data`, line and column 0) naming
+/// it: "number out of range" (beyond `f64::MAX`), "recursion limit exceeded at line L column C"
+/// (nesting deeper than 127 arrays and objects, serde_json's limit), or "lone surrogate in hex
+/// escape".
 #[doc(hidden)]
 #[inline(never)]
 pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
-    text.parse()
+    scan::tree_of(text).ok_or_else(|| not_read(text))
+}
+
+/// The JSON number `text` (RFC 8259 §6, the whole text) as [`parse_value`] reads it: an integer as
+/// `u64`, or `i64` when negative, if it fits, anything else as the nearest `f64`. `None` if `text`
+/// is not a number, or is beyond `f64::MAX`. For agentwire's incremental reader of tool
+/// arguments; not API.
+#[doc(hidden)]
+pub fn parse_number(text: &str) -> Option<serde_json::Number> {
+    let b = text.as_bytes();
+    match scan::number_at(b, 0)? {
+        (serde_json::Value::Number(n), end) if end == b.len() && b.last()?.is_ascii_digit() => {
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+/// The messages of [`parse_value`]'s errors for JSON a tree cannot hold.
+const NUMBER_OUT_OF_RANGE: &str = "number out of range";
+const LONE_SURROGATE: &str = "lone surrogate in hex escape";
+const TOO_DEEP: &str = "recursion limit exceeded";
+
+/// Whether `e`, from [`parse_value`] or [`from_text`], says that the text is not JSON, or is JSON a
+/// tree cannot hold (a number beyond `f64::MAX`, a lone surrogate escape, nesting deeper than 127
+/// levels: what serde_json's reader reports as syntax errors), rather than that the JSON has the
+/// wrong shape for the type read. For the dialects' `invalid-json` and `invalid-event`. Not API.
+#[doc(hidden)]
+#[inline]
+pub fn not_json(e: &serde_json::Error) -> bool {
+    if !e.is_data() {
+        return true;
+    }
+    let message = e.to_string();
+    message == NUMBER_OUT_OF_RANGE
+        || message == LONE_SURROGATE
+        || message.starts_with(TOO_DEEP) && message.contains(" at line ")
+}
+
+/// Why [`parse_value`] did not read `text`, as a serde_json error.
+#[cold]
+#[inline(never)]
+fn not_read(text: &str) -> serde_json::Error {
+    use serde::de::Error;
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        return e;
+    }
+    // Valid JSON: too deep, a lone surrogate, or a number out of range.
+    let b = text.as_bytes();
+    let (mut i, mut depth) = (0, 0);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => match scan::string_at(b, i) {
+                Some((_, next)) => {
+                    i = next;
+                    continue;
+                }
+                None => return serde_json::Error::custom(LONE_SURROGATE),
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > scan::TREE_DEPTH {
+                    let line_start = b[..i]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(0, |n| n + 1);
+                    let line = 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+                    let column = i - line_start + 1;
+                    return serde_json::Error::custom(format_args!(
+                        "{TOO_DEEP} at line {line} column {column}"
+                    ));
+                }
+            }
+            b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    serde_json::Error::custom(NUMBER_OUT_OF_RANGE)
 }
 
 /// `serde_json::to_value(value)`: `value` as a [`serde_json::Value`] tree. Not API.
 ///
-/// With the features `exact-floats` and `trees-from-text` (both on in every build with
-/// agentwire's `bodies`) the value is written as JSON text by serde_json's writer and read back
-/// by [`parse_value`]: the writer of most types is compiled for their way to JavaScript already,
-/// and `parse_value` for reading, where `to_value` compiles serde_json's `Value` serializer per
-/// type (the default wasm module: about 6 KB gzipped smaller). The tree is the same: floats are
+/// With the feature `trees-from-text` (on in every build with agentwire's `agent-api` or
+/// `bodies`) the value is written as JSON text by serde_json's writer and read back by
+/// [`parse_value`]: the writer of most types is compiled for their way to JavaScript already, and
+/// `parse_value` for reading, where `to_value` compiles serde_json's `Value` serializer per type
+/// (the default wasm module: about 6 KB gzipped smaller). The tree is the same: floats are
 /// written as the shortest text that reads back as the same `f64` (ryu), and read correctly
-/// rounded; a non-finite float becomes `null` either way. Without `exact-floats` the reading back
-/// could be one ULP off, and without `trees-from-text` (a build that reads no JSON text into
-/// trees) `parse_value` would be linked for this alone: there this is `to_value`.
+/// rounded; a non-finite float becomes `null` either way. Without `trees-from-text` (a build that
+/// reads no JSON text into trees) `parse_value` would be linked for this alone: there this is
+/// `to_value`.
 ///
 /// # Errors
 /// serde_json's error for a value that has no JSON (a map whose keys are not strings), or a
 /// `Serialize` implementation's own error.
 #[doc(hidden)]
 pub fn to_tree<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
-    #[cfg(all(feature = "exact-floats", feature = "trees-from-text"))]
+    #[cfg(feature = "trees-from-text")]
     return parse_value(&serde_json::to_string(value)?);
-    #[cfg(not(all(feature = "exact-floats", feature = "trees-from-text")))]
+    #[cfg(not(feature = "trees-from-text"))]
     return serde_json::to_value(value);
 }
 
@@ -159,20 +240,55 @@ mod tests {
         })
     }
 
-    /// serde_json's `float_roundtrip` is on: floats read correctly rounded. (Without the feature
-    /// this fails: `4200001210513.073410` is read one ULP off.)
-    #[cfg(feature = "exact-floats")]
+    /// Text that is not JSON gets serde_json's own syntax error; JSON a tree cannot hold, an
+    /// error naming why.
+    #[test]
+    fn what_is_not_read_is_explained() {
+        // (At the position serde_json's reader of trees reports; its validator words a few
+        // messages differently: "expected value" for "trailing comma".)
+        for text in ["[1,]", "{\"a\" 1}", "[1] x", "", "[\"\\x\"]", "\n\n  [1 2]"] {
+            let ours = super::parse_value(text).unwrap_err();
+            let theirs = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            assert!(ours.is_syntax() || ours.is_eof(), "{text:?}");
+            assert_eq!(
+                (ours.line(), ours.column()),
+                (theirs.line(), theirs.column()),
+                "{text:?}"
+            );
+        }
+        // A control character in a string: one column earlier than the tree reader says.
+        assert!(super::parse_value("\"\u{1}\"").unwrap_err().is_syntax());
+        // A syntax error after a number out of range: the syntax error.
+        assert_eq!(
+            super::parse_value("[1e400, }").unwrap_err().to_string(),
+            "expected value at line 1 column 9"
+        );
+        let named = |text: &str| super::parse_value(text).unwrap_err().to_string();
+        assert_eq!(named("[1, -1e400]"), "number out of range");
+        assert_eq!(named(r#"{"a": "\udc00"}"#), "lone surrogate in hex escape");
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert_eq!(
+            named(&format!("\n {deep}")),
+            "recursion limit exceeded at line 2 column 129"
+        );
+        assert!(super::parse_value(&("[".repeat(127) + &"]".repeat(127))).is_ok());
+    }
+
+    /// Floats are read correctly rounded, where serde_json's default reading (without its
+    /// `float_roundtrip`) is one ULP off for these; by [`super::from_text`] too.
     #[test]
     fn floats_are_read_correctly_rounded() {
-        let text = r#"{"t": 1758972921.8811321, "a": [1795691546.6036239, {"x": -1.4901437678453860e129}]}"#;
+        let text = r#"{"t": 1758972921.8811321, "a": [1795691546.6036239, {"x": -1.4901437678453860e129}], "b": 4200001210513.073410}"#;
         let v = super::parse_value(text).unwrap_or_default();
         assert_eq!(v["t"].as_f64(), Some(1758972921.8811321_f64));
         assert_eq!(v["a"][0].as_f64(), Some(1795691546.6036239_f64));
         assert_eq!(v["a"][1]["x"].as_f64(), Some(-1.490143767845386e129_f64));
-        let lit = "4200001210513.073410";
+        let b = "4200001210513.073410".parse::<f64>().ok();
+        assert_eq!(v["b"].as_f64(), b);
+        assert_eq!(super::from_text::<serde_json::Value>(text).ok(), Some(v));
         assert_eq!(
-            serde_json::from_str::<f64>(lit).ok(),
-            lit.parse::<f64>().ok()
+            super::parse_number("-4200001210513.073410").and_then(|n| n.as_f64()),
+            b.map(|b| -b)
         );
     }
 
@@ -282,6 +398,20 @@ mod tests {
         Ok(())
     }
 
+    /// `from_text::<T>` against serde_json's reader of text: the same value or the same message
+    /// (serde_json's without its position), for `v`'s text, compact and pretty.
+    fn text_same_as_serde_json<T>(v: &Value) -> Result<(), TestCaseError>
+    where
+        T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        for text in [v.to_string(), format!("{v:#}")] {
+            let ours = super::from_text::<T>(&text).map_err(|e| e.to_string());
+            let theirs = serde_json::from_str::<T>(&text).map_err(|e| super::message_of(&e));
+            prop_assert_eq!(ours, theirs, "{}", text);
+        }
+        Ok(())
+    }
+
     /// The cases the generated trees rarely reach: arrays longer than a tuple, an empty array for
     /// a tuple variant, objects of several members for an enum, and a struct from an array.
     #[test]
@@ -307,6 +437,10 @@ mod tests {
             same_as_serde_json::<Data>(&v).unwrap();
             same_as_serde_json::<(String, Option<u8>)>(&v).unwrap();
             same_as_serde_json::<(Option<u8>,)>(&v).unwrap();
+            text_same_as_serde_json::<Data>(&v).unwrap();
+            text_same_as_serde_json::<(String, Option<u8>)>(&v).unwrap();
+            text_same_as_serde_json::<(Option<u8>,)>(&v).unwrap();
+            text_same_as_serde_json::<Inner>(&v).unwrap();
         }
         let fields = json!(["a", 1, null, null, null, null]);
         let err = super::from_tree::<Inner>(fields.clone()).unwrap_err();
@@ -334,11 +468,40 @@ mod tests {
             same_as_serde_json::<Value>(&v)?;
         }
 
-        /// Any float literal (long mantissas, subnormal and huge exponents) reads as
-        /// `f64::from_str` reads it; past `f64`'s range serde_json refuses it.
-        #[cfg(feature = "exact-floats")]
         #[test]
-        fn serde_json_reads_every_float_correctly_rounded(
+        fn text_reads_as_serde_json_reads(v in shaped_value()) {
+            use shapes::*;
+            text_same_as_serde_json::<Outer>(&v)?;
+            text_same_as_serde_json::<Inner>(&v)?;
+            text_same_as_serde_json::<Vec<Inner>>(&v)?;
+            text_same_as_serde_json::<Data>(&v)?;
+            text_same_as_serde_json::<Option<Kind>>(&v)?;
+            text_same_as_serde_json::<Either>(&v)?;
+            text_same_as_serde_json::<Flat>(&v)?;
+            text_same_as_serde_json::<Tagged>(&v)?;
+            text_same_as_serde_json::<(String, Option<u8>)>(&v)?;
+            text_same_as_serde_json::<std::collections::BTreeMap<String, Newtype>>(&v)?;
+            text_same_as_serde_json::<Value>(&v)?;
+        }
+
+        /// On any text, `from_text` reads what serde_json reads, and refuses what it refuses: as
+        /// not JSON when serde_json says so.
+        #[test]
+        fn text_reads_arbitrary_text_as_serde_json(text in "[ {}\\[\\]\":,a-f0-9.eE+\\-\\\\nu\u{0}-\u{1f}]{0,30}") {
+            let ours = super::from_text::<Value>(&text);
+            let theirs = serde_json::from_str::<Value>(&text);
+            prop_assert_eq!(ours.as_ref().ok(), theirs.as_ref().ok(), "{:?}", text);
+            if let (Err(ours), Err(theirs)) = (&ours, &theirs) {
+                prop_assert_eq!(super::not_json(ours), !theirs.is_data(), "{:?}", text);
+            }
+            let ours = super::from_text::<shapes::Outer>(&text).ok();
+            prop_assert_eq!(ours, serde_json::from_str::<shapes::Outer>(&text).ok(), "{:?}", text);
+        }
+
+        /// Any float literal (long mantissas, subnormal and huge exponents) reads as
+        /// `f64::from_str` reads it; past `f64`'s range it is refused (as serde_json refuses it).
+        #[test]
+        fn every_float_is_read_correctly_rounded(
             neg in any::<bool>(),
             int in "[1-9][0-9]{0,20}|0",
             frac in "[0-9]{1,25}",
@@ -363,7 +526,7 @@ mod tests {
         }
 
         /// `to_tree` builds the tree `to_value` builds, floats bit for bit (through text with
-        /// `exact-floats` and `trees-from-text`; otherwise it is `to_value`).
+        /// `trees-from-text`; otherwise it is `to_value`).
         #[test]
         fn to_tree_is_to_value(
             v in value(),

@@ -6,7 +6,7 @@
 #[cfg(test)]
 use serde::Deserialize;
 use serde::Serialize;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::{PartialChange, PartialJsonError, PathSegment};
 use agentwire_core::json::Fields;
@@ -909,13 +909,12 @@ impl PartialJson {
     /// Completes the open number (its text is a complete number) and shows its final value.
     fn end_number(&mut self) -> Result<(), PartialJsonError> {
         if self.number_shown != self.number.len() {
-            let n =
-                self.number
-                    .parse::<Number>()
-                    .map_err(|_| PartialJsonError::NumberOutOfRange {
-                        offset: self.number_start,
-                        text: truncate(&self.number, 100),
-                    })?;
+            let n = agentwire_core::json::parse_number(&self.number).ok_or_else(|| {
+                PartialJsonError::NumberOutOfRange {
+                    offset: self.number_start,
+                    text: truncate(&self.number, 100),
+                }
+            })?;
             self.set_current(Value::Number(n));
             self.number_shown = self.number.len();
         }
@@ -942,7 +941,7 @@ impl PartialJson {
                 continue;
             };
             if text.ends_with(|c: char| c.is_ascii_digit()) {
-                if let Ok(n) = text.parse::<Number>() {
+                if let Some(n) = agentwire_core::json::parse_number(text) {
                     shown = Some((l, n));
                     break;
                 }

@@ -150,28 +150,29 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
     Some(out)
 }
 
-/// How deep [`tree_at`] reads before it leaves a value to serde_json (whose own limit is 128).
-const TREE_DEPTH: usize = 128;
+/// How deep [`tree_at`] reads: serde_json's limit (127 nested arrays or objects; the 128th is
+/// its "recursion limit exceeded").
+pub(crate) const TREE_DEPTH: usize = 127;
 
 /// The tree of a nested value's JSON text as the scanner hands it over ([`Scanned::Raw`]: an
-/// object, an array, or a number that is not an integer): read by [`tree_at`] when the text holds
-/// only what it reads, else by serde_json ([`parse_value`](super::parse_value), compiled at
-/// opt-level "z"). `None` if it is not JSON. The tree is serde_json's either way (a proptest
-/// checks it).
+/// object, an array, or a number that is not an integer), as [`parse_value`](super::parse_value)
+/// reads it. `None` if it is not JSON.
 pub(crate) fn tree_of(raw: &str) -> Option<serde_json::Value> {
     let b = raw.as_bytes();
     match tree_at(b, skip_ws(b, 0), TREE_DEPTH) {
         Some((value, end)) if end == b.len() => Some(value),
-        _ => super::parse_value(raw).ok(),
+        _ => None,
     }
 }
 
 /// The JSON value at `b[i]` read into a tree, and the index just past it (and the whitespace
-/// after it): objects, arrays, strings, `true`, `false`, `null`, and integers of up to 18 digits
-/// (which serde_json reads as `u64` or `i64`). `None` for anything else (a fraction or an
-/// exponent, `-0`, longer integers, nesting deeper than `depth`, invalid JSON): the caller then
-/// reads the text with serde_json. Keys and strings are read as the event scanner reads strings
-/// (a key given twice keeps the last value, as serde_json's map does).
+/// after it), as serde_json reads it into a `Value` (a proptest checks it): objects (a key given
+/// twice keeps the last value), arrays, strings, `true`, `false`, `null`, and numbers: an integer
+/// as `u64` when it fits, a negative one as `i64` when it fits, anything else (a fraction, an
+/// exponent, `-0`, a longer integer) as the nearest `f64` ([`number_at`]). `None` for text that is
+/// not JSON, and for JSON a tree cannot hold: nesting deeper than `depth`, a number beyond
+/// `f64::MAX`, a lone surrogate escape. Keys and strings are read as the event scanner reads
+/// strings.
 fn tree_at(b: &[u8], i: usize, depth: usize) -> Option<(serde_json::Value, usize)> {
     use serde_json::Value;
     let (value, next) = match *b.get(i)? {
@@ -239,7 +240,7 @@ fn tree_at(b: &[u8], i: usize, depth: usize) -> Option<(serde_json::Value, usize
                 n = n * 10 + u64::from(d - b'0');
                 end += 1;
                 if end - start > 18 {
-                    return None; // may not fit: serde_json's
+                    return number_at(b, i); // may not fit `u64` or `i64`
                 }
             }
             let digits = end - start;
@@ -248,7 +249,7 @@ fn tree_at(b: &[u8], i: usize, depth: usize) -> Option<(serde_json::Value, usize
                 || (leading_zero && (digits > 1 || negative))
                 || matches!(b.get(end), Some(b'.' | b'e' | b'E'))
             {
-                return None; // invalid, `-0` (serde_json's `-0.0`), or a float
+                return number_at(b, i); // invalid, `-0` (serde_json's `-0.0`), or a float
             }
             let value = if negative {
                 Value::from(-i64::try_from(n).ok()?)
@@ -262,13 +263,90 @@ fn tree_at(b: &[u8], i: usize, depth: usize) -> Option<(serde_json::Value, usize
     Some((value, skip_ws(b, next)))
 }
 
+/// The number at `b[i]` (RFC 8259 §6) as serde_json reads it into a `Value`, and the index just
+/// past it and the whitespace after it: an integer without fraction or exponent as `u64`, or, when
+/// negative, `i64`, if it fits; anything else (`-0` too) as the nearest `f64`
+/// ([`decimal_to_f64`](super::number::decimal_to_f64)). `None` if it is not a number or is beyond
+/// `f64::MAX`. The rare numbers [`tree_at`] does not read in place.
+#[inline(never)]
+pub(crate) fn number_at(b: &[u8], i: usize) -> Option<(serde_json::Value, usize)> {
+    let digits_from = |at: usize| {
+        at + b
+            .get(at..)
+            .map_or(0, |r| r.iter().take_while(|d| d.is_ascii_digit()).count())
+    };
+    let negative = b.get(i) == Some(&b'-');
+    let int_start = i + usize::from(negative);
+    let int_end = digits_from(int_start);
+    let int = b.get(int_start..int_end)?;
+    if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+        return None;
+    }
+    let mut end = int_end;
+    let mut frac: &[u8] = &[];
+    if b.get(end) == Some(&b'.') {
+        let frac_end = digits_from(end + 1);
+        frac = b.get(end + 1..frac_end)?;
+        if frac.is_empty() {
+            return None;
+        }
+        end = frac_end;
+    }
+    let mut exp = 0i64;
+    let mut has_exp = false;
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign_at = end + 1;
+        let exp_negative = b.get(sign_at) == Some(&b'-');
+        let digits_at = sign_at + usize::from(matches!(b.get(sign_at), Some(b'-' | b'+')));
+        let exp_end = digits_from(digits_at);
+        let digits = b.get(digits_at..exp_end)?;
+        if digits.is_empty() {
+            return None;
+        }
+        // Saturated: beyond 10^9 every value is 0 or out of range already.
+        let magnitude = digits.iter().fold(0i64, |e, d| {
+            (e * 10 + i64::from(d - b'0')).min(1_000_000_000)
+        });
+        exp = if exp_negative { -magnitude } else { magnitude };
+        has_exp = true;
+        end = exp_end;
+    }
+    use serde_json::Value;
+    if frac.is_empty() && !has_exp {
+        // An integer: `u64`, or `i64` when negative, if it fits (`-0` is `-0.0`).
+        let n = int.iter().try_fold(0u64, |n, d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        });
+        match (n, negative) {
+            (Some(n), false) => return Some((Value::from(n), skip_ws(b, end))),
+            (Some(n), true) if n != 0 && n <= 1 << 63 => {
+                return Some((Value::from(0i64.wrapping_sub_unsigned(n)), skip_ws(b, end)))
+            }
+            _ => {}
+        }
+    }
+    let x = super::number::decimal_to_f64(int, frac, exp)?;
+    let x = if negative { -x } else { x };
+    Some((
+        Value::Number(serde_json::Number::from_f64(x)?),
+        skip_ws(b, end),
+    ))
+}
+
 /// The string at `b[i]` (its opening quote), unescaped, and the index just past it.
-fn string_at(b: &[u8], i: usize) -> Option<(String, usize)> {
+pub(crate) fn string_at(b: &[u8], i: usize) -> Option<(String, usize)> {
+    str_at(b, i).map(|(s, next)| (s.into_owned(), next))
+}
+
+/// The string at `b[i]` (its opening quote): borrowed when it has no escapes, else unescaped;
+/// and the index just past it. `None` if it is not a JSON string.
+#[inline(never)]
+pub(crate) fn str_at(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize)> {
     let (end, escaped, ascii) = scan_string(b, i)?;
     let text = if escaped {
-        unescape(std::str::from_utf8(b.get(i..=end)?).ok()?)?
+        Cow::Owned(unescape(std::str::from_utf8(b.get(i..=end)?).ok()?)?)
     } else {
-        checked_str(b.get(i + 1..end)?, ascii)?.to_owned()
+        Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
     };
     Some((text, end + 1))
 }
@@ -1252,12 +1330,33 @@ mod tests {
             (r#" { "a" : 1 , "a" : 2 } "#, true),
             (r#"{"\u00e9\"": "\ud83d\ude00"}"#, true),
             ("[999999999999999999, -999999999999999999, 0]", true),
-            ("[1000000000000000000]", false),
-            ("-0", false),
-            ("[-0]", false),
+            ("[1000000000000000000]", true),
+            (
+                "[18446744073709551615, 18446744073709551616, -9223372036854775808]",
+                true,
+            ),
+            (
+                "[-9223372036854775809, 123456789012345678901234567890]",
+                true,
+            ),
+            ("-0", true),
+            ("[-0, -0.0, 0.0, 0e5, -0E-5]", true),
             ("01", false),
-            ("1.5", false),
-            ("[1e5]", false),
+            ("-", false),
+            ("1.", false),
+            (".5", false),
+            ("1e", false),
+            ("1e+", false),
+            ("-01", false),
+            ("1.5", true),
+            (
+                "[1e5, 1E+5, 1e-5, 2.5e-324, 1.7976931348623157e308, 1758972921.8811321]",
+                true,
+            ),
+            ("[1e400]", false),
+            ("[-1e400]", false),
+            ("[1e-400, 1e-99999999999999999999]", true),
+            (r#"["\ud800"]"#, false),
             ("[1,]", false),
             (r#"{"a":1,}"#, false),
             (r#"{"a" 1}"#, false),
@@ -1274,6 +1373,10 @@ mod tests {
         }
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert_eq!(own(&deep), None);
+        for depth in [127, 128] {
+            let deep = "[".repeat(depth) + &"]".repeat(depth);
+            assert_eq!(own(&deep), serde(&deep), "{depth}");
+        }
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
@@ -1299,14 +1402,14 @@ mod tests {
                 serde_json::to_string(&v).unwrap()
             };
             prop_assert_eq!(tree_of(&text), serde(&text), "{}", text);
-            if let Some(own) = own(&text) {
-                prop_assert_eq!(Some(own), serde(&text), "{}", text);
-            }
+            prop_assert_eq!(own(&text), serde(&text), "{}", text);
         });
         proptest!(|(text in "[ {}\\[\\]\":,a-z0-9.eE+\\-\\\\\u{0}-\u{1f}]{0,40}")| {
-            if let Some(own) = own(&text) {
-                prop_assert_eq!(Some(own), serde(&text), "{:?}", text);
-            }
+            prop_assert_eq!(own(&text), serde(&text), "{:?}", text);
+        });
+        // Numbers: any literal of the grammar, and near misses.
+        proptest!(|(text in "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?|[-+0-9.eE]{1,12}")| {
+            prop_assert_eq!(own(&text), serde(&text), "{:?}", text);
         });
     }
 }

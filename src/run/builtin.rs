@@ -45,7 +45,7 @@ use super::schema::CommunicationSchema;
 fn build(json: &str) -> CommunicationSchema {
     // The built-in schemas are constants checked by the tests; a failure would leave a run that
     // cannot move rather than a panic.
-    serde_json::from_str(json)
+    agentwire_core::json::parse_value(json)
         .ok()
         .and_then(|value| CommunicationSchema::from_json(&value).ok())
         .unwrap_or_else(CommunicationSchema::idle_only)

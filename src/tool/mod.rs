@@ -731,7 +731,7 @@ impl ToolRegistry {
         let value = if text.is_empty() {
             Value::Object(serde_json::Map::new())
         } else {
-            serde_json::from_str(text).map_err(|e| {
+            agentwire_core::json::parse_value(text).map_err(|e| {
                 ToolError::single(
                     tool_name,
                     ProblemKind::InvalidJson,

@@ -57,7 +57,8 @@ fn js_tree(value: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
     }
     let text = js_sys::JSON::stringify(value)
         .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
-    serde_json::from_str(&String::from(text)).map_err(|e| invalid(what, &e.to_string()))
+    agentwire_core::json::parse_value(&String::from(text))
+        .map_err(|e| invalid(what, &e.to_string()))
 }
 
 /// `from_js` for a `Ts<T>` argument.

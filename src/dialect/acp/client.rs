@@ -226,9 +226,8 @@ fn push_segment(url: &mut String, segment: &str) {
 }
 
 fn decode<'a, T: Deserialize<'a>>(json: &'a str) -> Result<T, AcpError> {
-    let mut de = serde_json::Deserializer::from_str(json);
-    T::deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v))
+    agentwire_core::json::parse_value(json)
+        .and_then(|tree| T::deserialize(agentwire_core::json::Tree(tree)))
         .map_err(|e| AcpError::from_json(e, json))
 }
 

@@ -300,10 +300,7 @@ pub(crate) struct RawEvent<'a> {
 
 impl<'a> RawEvent<'a> {
     pub(crate) fn parse(data: &'a str) -> Result<Self, AcpError> {
-        let mut de = serde_json::Deserializer::from_str(data);
-        RawEvent::deserialize(&mut de)
-            .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| AcpError::from_json(e, data))
+        agentwire_core::json::from_text(data).map_err(|e| AcpError::from_json(e, data))
     }
 
     /// The `type` field (`""` when absent).

@@ -191,12 +191,12 @@ pub enum AcpError {
 
 impl AcpError {
     pub(crate) fn from_json(e: serde_json::Error, data: &str) -> Self {
-        match e.classify() {
-            serde_json::error::Category::Data => AcpError::InvalidEvent {
+        match agentwire_core::json::not_json(&e) {
+            false => AcpError::InvalidEvent {
                 reason: e.to_string(),
                 data: data.to_owned(),
             },
-            _ => AcpError::InvalidJson {
+            true => AcpError::InvalidJson {
                 reason: e.to_string(),
                 line: e.line(),
                 column: e.column(),

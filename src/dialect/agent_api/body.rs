@@ -283,9 +283,7 @@ fn call_part(data: Option<&Value>, kind: PartKind, field: &str) -> Part {
     }
     let content = content.or_else(|| data.map(crate::json::json_text));
     let ct = match (&kind, content.as_deref()) {
-        (PartKind::ToolResult, Some(c)) if serde_json::from_str::<Value>(c).is_err() => {
-            "text/plain"
-        }
+        (PartKind::ToolResult, Some(c)) if crate::json::parse_value(c).is_err() => "text/plain",
         _ => "application/json",
     };
     let mut part = Part::inline(kind, ct, String::new());

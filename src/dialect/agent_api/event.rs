@@ -129,14 +129,13 @@ pub(crate) struct Rest {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Parses one event's data (with serde_json; see [`RawEvent::scan_into`] for the fast path).
+    /// Parses one event's data ([`from_text`](crate::json::from_text); see
+    /// [`RawEvent::scan_into`] for the fast path).
     #[inline] // Cold: see `Assembler::new`.
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
-        let mut de = serde_json::Deserializer::from_str(data);
-        let raw = RawEvent::deserialize(&mut de)
-            .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| AgentApiError::from_json(e, data))?;
-        Ok(raw)
+        crate::json::parse_value(data)
+            .and_then(|tree| RawEvent::deserialize(crate::json::Tree(tree)))
+            .map_err(|e| AgentApiError::from_json(e, data))
     }
 
     /// The fast path: reads the event into `self`, a [`RawEvent::default`], in one pass over its

@@ -184,12 +184,12 @@ pub enum AgentApiError {
 
 impl AgentApiError {
     pub(crate) fn from_json(e: serde_json::Error, data: &str) -> Self {
-        match e.classify() {
-            serde_json::error::Category::Data => AgentApiError::InvalidEvent {
+        match crate::json::not_json(&e) {
+            false => AgentApiError::InvalidEvent {
                 reason: e.to_string(),
                 data: data.to_owned(),
             },
-            _ => AgentApiError::InvalidJson {
+            true => AgentApiError::InvalidJson {
                 reason: e.to_string(),
                 line: e.line(),
                 column: e.column(),

@@ -318,7 +318,10 @@ impl SplitUpdates {
     /// assembler writes them, they do).
     pub fn updates_json(&self) -> Option<Vec<serde_json::Value>> {
         let texts = Texts(&self.text);
-        let others: Vec<serde_json::Value> = serde_json::from_str(&self.json).ok()?;
+        let others = crate::json::parse_value(&self.json).ok()?;
+        let serde_json::Value::Array(others) = others else {
+            return None;
+        };
         let mut others = others.into_iter();
         let mut out = Vec::new();
         let t = &self.table;
@@ -425,7 +428,7 @@ impl SplitUpdates {
     /// [`Assembler::response_split`](super::Assembler::response_split) back as a JSON value.
     /// `None` if the parts do not fit together.
     pub fn response_json(&self) -> Option<serde_json::Value> {
-        let mut response: serde_json::Value = serde_json::from_str(&self.json).ok()?;
+        let mut response = crate::json::parse_value(&self.json).ok()?;
         let end = put_texts(&mut response, &Texts(&self.text), &self.table, 0)?;
         (end == self.table.len()).then_some(response)
     }

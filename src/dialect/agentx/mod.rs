@@ -240,12 +240,12 @@ pub enum AgentxError {
 
 impl AgentxError {
     pub(crate) fn from_json(e: &serde_json::Error, data: &str) -> Self {
-        match e.classify() {
-            serde_json::error::Category::Data => AgentxError::InvalidPacket {
+        match agentwire_core::json::not_json(e) {
+            false => AgentxError::InvalidPacket {
                 reason: e.to_string(),
                 data: data.to_owned(),
             },
-            _ => AgentxError::InvalidJson {
+            true => AgentxError::InvalidJson {
                 reason: e.to_string(),
                 line: e.line(),
                 column: e.column(),
