@@ -120,7 +120,7 @@ fn not_read(text: &str) -> serde_json::Error {
     let (mut i, mut depth) = (0, 0);
     while let Some(&c) = b.get(i) {
         match c {
-            b'"' => match scan::string_at(b, i) {
+            b'"' => match scan::string_at(text, i) {
                 Some((_, next)) => {
                     i = next;
                     continue;

@@ -33,6 +33,7 @@ use super::scan;
 #[doc(hidden)]
 pub fn from_text<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
     let mut de = Text {
+        text,
         b: text.as_bytes(),
         i: 0,
         open: 0,
@@ -56,6 +57,7 @@ fn syntax_or(text: &str, e: Error) -> Error {
 /// The reader: the text's bytes, the position, and how many arrays and objects are open.
 #[doc(hidden)]
 pub struct Text<'de> {
+    text: &'de str,
     b: &'de [u8],
     i: usize,
     open: usize,
@@ -157,7 +159,7 @@ impl<'de> Text<'de> {
         let rest = self.b.get(self.i..).unwrap_or_default();
         let (token, len) = match c {
             b'"' => {
-                let (s, next) = scan::str_at(self.b, self.i).ok_or_else(not_json)?;
+                let (s, next) = scan::str_at(self.text, self.i).ok_or_else(not_json)?;
                 self.i = next;
                 return Ok(Token::Str(s));
             }
