@@ -97,8 +97,8 @@ fn run(o: AssemblerOptions, chunks: &[&[u8]], reconnect_at: Option<usize>, how: 
         let read = split
             .response_json()
             .expect("the response's split form reads back");
-        // Compared through the same JSON text reading (serde_json may read a float's text one
-        // unit in the last place off the value that was written).
+        // Compared through a reading of the response's JSON text (serde_json, with its exact
+        // float reading, `float_roundtrip`: agentwire reads floats exactly too).
         let text = serde_json::to_string(s.response()).expect("response serializes");
         let whole: serde_json::Value = serde_json::from_str(&text).expect("response parses");
         assert_eq!(read, whole);

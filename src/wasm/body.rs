@@ -148,8 +148,9 @@ impl JsMessageBody {
     /// stringified first). Floats in part metadata are read exactly.
     ///
     /// # Errors
-    /// `invalid-body` with `details.line` and `details.column` (1-based; bytes) and
-    /// `details.syntax` (`true`: not JSON at all; `false`: JSON that is not a body).
+    /// `invalid-body` with `details.line` and `details.column` (1-based; bytes: of the syntax
+    /// error, or where the part of the wrong shape starts) and `details.syntax` (`true`: not
+    /// JSON at all; `false`: JSON that is not a body).
     #[wasm_bindgen(js_name = fromJSON)]
     pub fn from_json(
         #[wasm_bindgen(unchecked_param_type = "string | Body")] input: JsValue,
