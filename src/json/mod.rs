@@ -151,8 +151,8 @@ fn not_read(text: &str) -> serde_json::Error {
 
 /// `serde_json::to_value(value)`: `value` as a [`serde_json::Value`] tree. Not API.
 ///
-/// With the feature `trees-from-text` (on in every build with agentwire's `agent-api` or
-/// `bodies`) the value is written as JSON text by serde_json's writer and read back by
+/// With the feature `trees-from-text` (on in every build with agentwire's `agent-api`, `agentx`
+/// or `bodies`) the value is written as JSON text by serde_json's writer and read back by
 /// [`parse_value`]: the writer of most types is compiled for their way to JavaScript already, and
 /// `parse_value` for reading, where `to_value` compiles serde_json's `Value` serializer per type
 /// (the default wasm module: about 6 KB gzipped smaller). The tree is the same: floats are
