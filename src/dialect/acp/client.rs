@@ -225,10 +225,10 @@ fn push_segment(url: &mut String, segment: &str) {
     }
 }
 
+/// Reads a body whose events the stream's event reader reads (`json::from_text`, the reader
+/// compiled for ACP's events already).
 fn decode<'a, T: Deserialize<'a>>(json: &'a str) -> Result<T, AcpError> {
-    agentwire_core::json::parse_value(json)
-        .and_then(|tree| T::deserialize(agentwire_core::json::Tree(tree)))
-        .map_err(|e| AcpError::from_json(e, json))
+    agentwire_core::json::from_text(json).map_err(|e| AcpError::from_json(e, json))
 }
 
 /// `decode` through a [`serde_json::Value`] (`agentwire_core::json::from_json_text`): for the
