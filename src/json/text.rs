@@ -1,8 +1,8 @@
 //! Reading a type from JSON text in one pass, borrowing its strings: the reader of the event
-//! types that are read per SSE event and never from trees (ACP's events, AgentX's packets, the
-//! Agent API's events that the scanner declines). Everything else is read from a tree
-//! ([`parse_value`](super::parse_value) and [`from_tree`](super::from_tree)), with one reader of
-//! text for every type.
+//! types read per SSE event (ACP's events, AgentX's packets), and of the bodies made of them (the
+//! ACP client's run events; AgentX messages from trees go through their text to it, so that one
+//! reader of a packet is compiled). Everything else is read from a tree
+//! ([`parse_value`](super::parse_value) and [`from_tree`](super::from_tree)).
 //!
 //! It reads as `serde_json::from_str` does (the same visitor calls for each kind of value; a
 //! property test compares them), with the scanner's pieces (`json::scan`): strings without
@@ -34,7 +34,6 @@ use super::scan;
 pub fn from_text<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
     let mut de = Text {
         text,
-        b: text.as_bytes(),
         i: 0,
         open: 0,
     };
@@ -54,11 +53,10 @@ fn syntax_or(text: &str, e: Error) -> Error {
     }
 }
 
-/// The reader: the text's bytes, the position, and how many arrays and objects are open.
+/// The reader: the text, the position (a byte index), and how many arrays and objects are open.
 #[doc(hidden)]
 pub struct Text<'de> {
     text: &'de str,
-    b: &'de [u8],
     i: usize,
     open: usize,
 }
@@ -70,7 +68,7 @@ fn not_json() -> Error {
 
 impl<'de> Text<'de> {
     fn skip_ws(&mut self) -> Option<u8> {
-        while let Some(&c) = self.b.get(self.i) {
+        while let Some(&c) = self.text.as_bytes().get(self.i) {
             if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
                 return Some(c);
             }
@@ -102,7 +100,7 @@ impl<'de> Text<'de> {
     /// A member's key starts here.
     #[inline(never)]
     fn quote(&self) -> Result<(), Error> {
-        match self.b.get(self.i) {
+        match self.text.as_bytes().get(self.i) {
             Some(b'"') => Ok(()),
             _ => Err(not_json()),
         }
@@ -156,7 +154,7 @@ impl<'de> Text<'de> {
     #[inline(never)]
     fn token(&mut self) -> Result<Token<'de>, Error> {
         let c = self.skip_ws().ok_or_else(not_json)?;
-        let rest = self.b.get(self.i..).unwrap_or_default();
+        let rest = self.text.as_bytes().get(self.i..).unwrap_or_default();
         let (token, len) = match c {
             b'"' => {
                 let (s, next) = scan::str_at(self.text, self.i).ok_or_else(not_json)?;
@@ -174,7 +172,8 @@ impl<'de> Text<'de> {
             _ if rest.starts_with(b"false") => (Token::Bool(false), 5),
             _ if rest.starts_with(b"null") => (Token::Null, 4),
             _ => {
-                let (number, next) = scan::number_at(self.b, self.i).ok_or_else(not_json)?;
+                let (number, next) =
+                    scan::number_at(self.text.as_bytes(), self.i).ok_or_else(not_json)?;
                 self.i = next;
                 let Value::Number(n) = number else {
                     return Err(not_json());
@@ -226,7 +225,7 @@ impl<'de> Deserializer<'de> for &mut Text<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.skip_ws() == Some(b'n') {
-            if self.b.get(self.i..self.i + 4) != Some(b"null") {
+            if self.text.as_bytes().get(self.i..self.i + 4) != Some(b"null") {
                 return Err(not_json());
             }
             self.i += 4;
