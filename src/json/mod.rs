@@ -7,11 +7,13 @@
 mod fields;
 mod number;
 pub(crate) mod scan;
+mod syntax;
 mod text;
 mod tree;
 pub(crate) mod write;
 
 pub use fields::{same_reading, Fields};
+pub use syntax::syntax_error;
 pub use text::{from_text, Text};
 pub use tree::{from_tree, unexpected, Tree};
 
@@ -59,9 +61,10 @@ pub fn message_of(e: &serde_json::Error) -> String {
 /// serde_json text reader for trees (docs/performance-log.md, stop 36).
 ///
 /// # Errors
-/// For text that is not JSON, serde_json's syntax error (`is_syntax` or `is_eof`, with its 1-based
-/// line and column): the text is read again by serde_json's validator, which compiles no number
-/// reading. For JSON text a tree cannot hold, a data error (`is_data`, line and column 0) naming
+/// For text that is not JSON, the syntax error serde_json's validator gives, with its message and
+/// its 1-based line and column (`json::syntax_error`: the text is checked again, by a checker of
+/// this crate's; [`not_json`] tells these errors, which are serde_json custom errors). For JSON
+/// text a tree cannot hold, a data error (`is_data`, line and column 0) naming
 /// it: "number out of range" (beyond `f64::MAX`), "recursion limit exceeded at line L column C"
 /// (nesting deeper than 127 arrays and objects, serde_json's limit), or "lone surrogate in hex
 /// escape".
@@ -98,7 +101,7 @@ const TOO_DEEP: &str = "recursion limit exceeded";
 #[doc(hidden)]
 #[inline]
 pub fn not_json(e: &serde_json::Error) -> bool {
-    if !e.is_data() {
+    if !e.is_data() || syntax::is_syntax_error(e) {
         return true;
     }
     let message = e.to_string();
@@ -112,7 +115,7 @@ pub fn not_json(e: &serde_json::Error) -> bool {
 #[inline(never)]
 fn not_read(text: &str) -> serde_json::Error {
     use serde::de::Error;
-    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+    if let Some(e) = syntax::syntax_error(text) {
         return e;
     }
     // Valid JSON: too deep, a lone surrogate, or a number out of range.
@@ -214,7 +217,7 @@ mod tests {
     use serde_json::Value;
 
     /// JSON values of every kind, floats included, nested a few levels.
-    fn value() -> impl Strategy<Value = Value> {
+    pub(crate) fn value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::from),
@@ -249,7 +252,7 @@ mod tests {
         for text in ["[1,]", "{\"a\" 1}", "[1] x", "", "[\"\\x\"]", "\n\n  [1 2]"] {
             let ours = super::parse_value(text).unwrap_err();
             let theirs = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
-            assert!(ours.is_syntax() || ours.is_eof(), "{text:?}");
+            assert!(super::not_json(&ours), "{text:?}");
             assert_eq!(
                 (ours.line(), ours.column()),
                 (theirs.line(), theirs.column()),
@@ -257,7 +260,9 @@ mod tests {
             );
         }
         // A control character in a string: one column earlier than the tree reader says.
-        assert!(super::parse_value("\"\u{1}\"").unwrap_err().is_syntax());
+        assert!(super::not_json(
+            &super::parse_value("\"\u{1}\"").unwrap_err()
+        ));
         // A syntax error after a number out of range: the syntax error.
         assert_eq!(
             super::parse_value("[1e400, }").unwrap_err().to_string(),

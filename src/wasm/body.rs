@@ -274,14 +274,14 @@ impl JsMessageBody {
         let part = self.0.part(name).map_err(|e| js_error(&e))?;
         let text = part.read_text().map_err(|e| js_error(&e))?;
         // Checked in Rust (for the error's location), parsed by JavaScript (exact numbers).
-        serde_json::from_str::<serde::de::IgnoredAny>(&text).map_err(|e| {
-            js_error(&BodyError::InvalidJson {
+        if let Some(e) = agentwire_core::json::syntax_error(&text) {
+            return Err(js_error(&BodyError::InvalidJson {
                 name: part.name.clone(),
                 reason: e.to_string(),
                 line: e.line(),
                 column: e.column(),
-            })
-        })?;
+            }));
+        }
         js_sys::JSON::parse(&text)
     }
 
