@@ -322,32 +322,74 @@ pub fn json_size(value: &serde_json::Value) -> usize {
     json_size_within(value, usize::MAX).unwrap_or(usize::MAX)
 }
 
-/// The length of `value`'s compact JSON text if it is at most `limit` bytes, without building
-/// it; `None` past `limit` (writing stops there). One writer type for every count, so that
-/// serde_json's writer of a `Value` is compiled once for counting.
+/// The length of `value`'s compact JSON text (as serde_json writes it: `json::write`'s escapes,
+/// serde_json's numbers) if it is at most `limit` bytes, without building it; `None` past `limit`
+/// (counting stops there). Strings are measured, not written; a number is written (its text is
+/// short) into one scratch buffer. Counted by hand rather than by serde_json's writer into a
+/// counting sink, which compiled a second writer of a `Value` (docs/performance-log.md, stop 37).
 #[doc(hidden)]
 pub fn json_size_within(value: &serde_json::Value, limit: usize) -> Option<usize> {
-    /// Counts bytes, and fails past the limit.
-    struct Count {
-        n: usize,
-        limit: usize,
+    let mut size = Size {
+        n: 0,
+        limit,
+        number: String::new(),
+    };
+    size.value(value).then_some(size.n)
+}
+
+/// [`json_size_within`]'s count: bytes so far, the limit, the scratch text of a number.
+struct Size {
+    n: usize,
+    limit: usize,
+    number: String,
+}
+
+impl Size {
+    /// Adds `len` bytes; `false` past the limit.
+    fn add(&mut self, len: usize) -> bool {
+        self.n = self.n.saturating_add(len);
+        self.n <= self.limit
     }
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.n = self.n.saturating_add(buf.len());
-            if self.n > self.limit {
-                return Err(std::io::Error::other("over the limit"));
+
+    fn value(&mut self, value: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        match value {
+            Value::Null | Value::Bool(true) => self.add(4),
+            Value::Bool(false) => self.add(5),
+            Value::Number(_) => {
+                self.number.clear();
+                crate::json::write_json_value(&mut self.number, value);
+                self.add(self.number.len())
             }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+            Value::String(s) => self.add(json_str_len(s)),
+            // Brackets, and a comma between elements.
+            Value::Array(a) => {
+                self.add(2 + a.len().saturating_sub(1)) && a.iter().all(|v| self.value(v))
+            }
+            // Braces, a colon per member, a comma between members.
+            Value::Object(m) => {
+                self.add(2 + m.len() + m.len().saturating_sub(1))
+                    && m.iter()
+                        .all(|(k, v)| self.add(json_str_len(k)) && self.value(v))
+            }
         }
     }
-    let mut count = Count { n: 0, limit };
-    serde_json::to_writer(&mut count, value)
-        .ok()
-        .map(|()| count.n)
+}
+
+/// The length of `s` as a JSON string literal, quotes included (what `json::write`'s `write_str`
+/// writes: `"`, `\` and the controls with a short escape take 2 bytes, the other controls 6).
+fn json_str_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let (mut len, mut j) = (b.len() + 2, 0);
+    while let Some((i, _)) = crate::json::scan::next_special(b, j) {
+        let Some(&c) = b.get(i) else { break };
+        len += match c {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            _ => 5,
+        };
+        j = i + 1;
+    }
+    len
 }
 
 /// A byte budget: how much more a part and its message may take.
@@ -593,9 +635,23 @@ mod tests {
         assert_eq!(prefix("€", 2), "");
     }
 
+    proptest::proptest! {
+        /// Any value's size is the length of serde_json's compact text; within a limit below it,
+        /// `None`.
+        #[test]
+        fn json_size_is_serde_jsons_length(value in crate::json::tests::value(), cut in 0..64usize) {
+            let len = serde_json::to_string(&value).unwrap().len();
+            proptest::prop_assert_eq!(json_size(&value), len);
+            proptest::prop_assert_eq!(json_size_within(&value, len), Some(len));
+            let limit = len.saturating_sub(cut + 1);
+            proptest::prop_assert_eq!(json_size_within(&value, limit), None::<usize>);
+        }
+    }
+
     #[test]
     fn json_size_is_the_compact_length() {
-        let v = serde_json::json!({"a": [1, "x\n"], "b": null});
+        let v =
+            serde_json::json!({"a": [1, "x\n\u{1}\"\\é", 2.5, -0.0, false], "b": null, "c\t": {}});
         let len = serde_json::to_string(&v).unwrap().len();
         assert_eq!(json_size(&v), len);
         // Within a limit: the length up to it, nothing past it.

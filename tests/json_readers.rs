@@ -27,7 +27,7 @@ const TEXT_READERS: &[&str] = &[
 ];
 
 /// The lines of `text` before its test module (a `#[cfg(test)]` or `#[cfg(all(test, …))]` line
-/// followed by `mod`).
+/// followed by `mod` or `pub(crate) mod`).
 fn outside_tests(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let lines: Vec<&str> = text.lines().collect();
     let end = lines
@@ -35,7 +35,8 @@ fn outside_tests(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .position(|w| {
             let attr = w[0].trim();
             (attr == "#[cfg(test)]" || attr.starts_with("#[cfg(all(test,"))
-                && w[1].trim_start().starts_with("mod ")
+                && (w[1].trim_start().starts_with("mod ")
+                    || w[1].trim_start().starts_with("pub(crate) mod "))
         })
         .unwrap_or(lines.len());
     lines.into_iter().take(end).enumerate()

@@ -212,7 +212,7 @@ pub fn write_json_value(out: &mut String, value: &serde_json::Value) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
 
