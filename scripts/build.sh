@@ -15,10 +15,30 @@ features=()
 if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
   features=(--no-default-features --features "$AGENTWIRE_FEATURES")
 fi
-echo "build: cargo (wasm32-unknown-unknown, release) ${features[*]:-}" >&2
 # The wasm module is the agentwire-wasm package (cdylib/): it links the library, and the release
 # profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml).
-cargo build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release "${features[@]}"
+#
+# It is built by the pinned nightly toolchain of Cargo.toml's `wasm-toolchain` (scripts/setup.sh
+# installs it with rust-src), which rebuilds the standard library with the module
+# (`-Zbuild-std`) and with the `immediate-abort` panic strategy: a panic traps at once, without
+# formatting a message. In wasm32-unknown-unknown the message went nowhere anyway (no panic hook
+# prints it; the module traps with "unreachable" either way), but its formatting machinery, the
+# panic sites' messages and what they print (`{:?}` of a `char` needs Unicode's printable tables)
+# were in the module: 12.8 KB of the gzipped wasm (docs/performance-log.md, stop 37).
+# AGENTWIRE_STABLE=1 builds with the default (stable) toolchain and the prebuilt standard library
+# instead. RUSTFLAGS replaces .cargo/config.toml's flags, so it repeats them (+simd128).
+toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
+if [[ -n ${AGENTWIRE_STABLE:-} ]]; then
+  rustc_version=$(rustc --version)
+  echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version) ${features[*]:-}" >&2
+  cargo build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release "${features[@]}"
+else
+  rustc_version=$(rustc "+$toolchain" --version)
+  echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, build-std, immediate-abort) ${features[*]:-}" >&2
+  RUSTFLAGS="-C target-feature=+simd128 -Zunstable-options -Cpanic=immediate-abort" \
+    cargo "+$toolchain" build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown \
+    --release -Zbuild-std=std,panic_abort "${features[@]}"
+fi
 wasm=target/wasm32-unknown-unknown/release/agentwire_wasm.wasm
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
@@ -74,9 +94,10 @@ node -e '
     name: pkg.name, version: pkg.version,
     git: require("child_process").execSync("git rev-parse HEAD").toString().trim(),
     features: process.env.AGENTWIRE_FEATURES || "default",
-    rustc: require("child_process").execSync("rustc --version").toString().trim(),
+    rustc: process.argv[3],
+    std: process.argv[4],
     wasmBindgen: process.argv[1],
   };
   fs.writeFileSync(process.argv[2] + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
-' "$have" "$out"
+' "$have" "$out" "$rustc_version" "${AGENTWIRE_STABLE:+prebuilt}${AGENTWIRE_STABLE:-rebuilt (build-std), panic immediate-abort}"
 echo "build: $out/ ready ($(du -sh "$out" | cut -f1))" >&2

@@ -4,7 +4,7 @@
 # Each target starts from its committed seed corpus (fuzz/corpus/<target>/, read-only here: new
 # inputs go to a temporary directory) and runs in one process, one target at a time (the machine is
 # shared). A crash leaves its input in fuzz/artifacts/<target>/ and the script exits non-zero.
-# Installs the nightly toolchain and cargo-fuzz if they are missing. Targets are built with debug
+# Installs the pinned nightly toolchain and cargo-fuzz if they are missing. Targets are built with debug
 # assertions (overflow checks) and without a sanitizer: the crate's one unsafe block (a `str` of bytes
 # the JSON scanner found ASCII) is checked by a debug assertion these builds keep, and what the
 # fuzzers look for is a panic (in wasm, an abort of the module) or a broken property.
@@ -16,16 +16,18 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^agentwire-fuzz$')
 fi
-# On a fresh machine: the nightly toolchain (from rustup) and cargo-fuzz (from crates.io).
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-cargo +nightly fuzz build --debug-assertions --sanitizer none "${targets[@]:0:0}" >/dev/null
+# On a fresh machine: the pinned nightly toolchain (Cargo.toml's `wasm-toolchain`, from rustup) and
+# cargo-fuzz (from crates.io).
+toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
+rustup toolchain list | grep -q "^$toolchain" || rustup toolchain install "$toolchain" --profile minimal
+cargo "+$toolchain" fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+cargo "+$toolchain" fuzz build --debug-assertions --sanitizer none "${targets[@]:0:0}" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
   printf '==> fuzz %s (%ss)\n' "$t" "$seconds" >&2
-  if ! cargo +nightly fuzz run --debug-assertions --sanitizer none "$t" "$work/$t" "fuzz/corpus/$t" -- \
+  if ! cargo "+$toolchain" fuzz run --debug-assertions --sanitizer none "$t" "$work/$t" "fuzz/corpus/$t" -- \
       -max_total_time="$seconds" -print_final_stats=1 \
       >"$work/$t.log" 2>&1; then
     tail -n 60 "$work/$t.log" >&2

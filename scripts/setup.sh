@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the build, the demo and the tests need on a fresh machine (idempotent):
-#   the Rust wasm target, wasm-bindgen-cli at the crate's exact version, the npm dev tooling,
-#   and (with --browser) Debian's chromium and chromium-driver.
+#   the Rust wasm target, the pinned nightly toolchain that builds the wasm module (with rust-src),
+#   wasm-bindgen-cli at the crate's exact version, the npm dev tooling, and (with --browser)
+#   Debian's chromium and chromium-driver.
 # Downloads only from crates.io, the npm registry and Debian's apt (no prebuilt binaries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,12 @@ rustup target list --installed | grep -qx wasm32-unknown-unknown || {
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
+# The pinned nightly that builds the wasm module with its own standard library (scripts/build.sh).
+toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
+rustup component list --installed --toolchain "$toolchain" 2>/dev/null | grep -q '^rust-src' || {
+  say "installing the $toolchain toolchain with rust-src (builds the wasm module)"
+  rustup toolchain install "$toolchain" --profile minimal --component rust-src
+}
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
