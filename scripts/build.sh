@@ -16,29 +16,19 @@ if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
   features=(--no-default-features --features "$AGENTWIRE_FEATURES")
 fi
 # The wasm module is the agentwire-wasm package (cdylib/): it links the library, and the release
-# profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml).
-#
-# It is built by the pinned nightly toolchain of Cargo.toml's `wasm-toolchain` (scripts/setup.sh
-# installs it with rust-src), which rebuilds the standard library with the module
-# (`-Zbuild-std`) and with the `immediate-abort` panic strategy: a panic traps at once, without
-# formatting a message. In wasm32-unknown-unknown the message went nowhere anyway (no panic hook
-# prints it; the module traps with "unreachable" either way), but its formatting machinery, the
-# panic sites' messages and what they print (`{:?}` of a `char` needs Unicode's printable tables)
-# were in the module: 12.8 KB of the gzipped wasm (docs/performance-log.md, stop 37).
-# AGENTWIRE_STABLE=1 builds with the default (stable) toolchain and the prebuilt standard library
-# instead. RUSTFLAGS replaces .cargo/config.toml's flags, so it repeats them (+simd128).
+# profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml). It is
+# compiled by scripts/cargo-wasm.sh: a pinned nightly that rebuilds the standard library with the
+# module, with panics that trap without a message (AGENTWIRE_STABLE=1: the stable toolchain).
 toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
 if [[ -n ${AGENTWIRE_STABLE:-} ]]; then
   rustc_version=$(rustc --version)
-  echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version) ${features[*]:-}" >&2
-  cargo build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release "${features[@]}"
+  std="prebuilt"
 else
   rustc_version=$(rustc "+$toolchain" --version)
-  echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, build-std, immediate-abort) ${features[*]:-}" >&2
-  RUSTFLAGS="-C target-feature=+simd128 -Zunstable-options -Cpanic=immediate-abort" \
-    cargo "+$toolchain" build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown \
-    --release -Zbuild-std=std,panic_abort "${features[@]}"
+  std="rebuilt (build-std), panic immediate-abort"
 fi
+echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, std $std) ${features[*]:-}" >&2
+./scripts/cargo-wasm.sh "${features[@]}"
 wasm=target/wasm32-unknown-unknown/release/agentwire_wasm.wasm
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
@@ -99,5 +89,5 @@ node -e '
     wasmBindgen: process.argv[1],
   };
   fs.writeFileSync(process.argv[2] + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
-' "$have" "$out" "$rustc_version" "${AGENTWIRE_STABLE:+prebuilt}${AGENTWIRE_STABLE:-rebuilt (build-std), panic immediate-abort}"
+' "$have" "$out" "$rustc_version" "$std"
 echo "build: $out/ ready ($(du -sh "$out" | cut -f1))" >&2

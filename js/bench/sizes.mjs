@@ -137,7 +137,8 @@ const GROUPS = [
  */
 export function groupOf(name) {
   for (const [g, test] of GROUPS) if (test(name)) return g;
-  const m = /(agentwire(?:_core)?)::((?:[a-z_0-9]+::)*?[a-z_0-9]+)::(?:_::|<|[A-Z]|[a-z_0-9]+::h[0-9a-f]{16}$)/.exec(name);
+  // (A function's legacy name ends in its hash, a v0 name in the function's own name.)
+  const m = /(agentwire(?:_core)?)::((?:[a-z_0-9]+::)*?[a-z_0-9]+)::(?:_::|<|[A-Z]|[a-z_0-9]+(?:::h[0-9a-f]{16})?$)/.exec(name);
   if (m) {
     const serde = /serde/.test(name) ? " (serde derive)" : "";
     return `${m[1]}::${m[2]}${serde}`;
@@ -155,13 +156,18 @@ export function groupOf(name) {
 export function twiggyReport() {
   const dir = join(benchDir, "named");
   mkdirSync(dir, { recursive: true });
-  // The default build (target/ may hold a feature build of the test command's last step).
-  execFileSync("cargo", ["build", "--quiet", "--lib", "-p", "agentwire-wasm", "--target", "wasm32-unknown-unknown", "--release"], { cwd: root, stdio: "inherit" });
+  // The default build as the package's (target/ may hold a feature build of the test command's
+  // last step).
+  execFileSync("./scripts/cargo-wasm.sh", [], { cwd: root, stdio: "inherit" });
   const src = join(root, "target/wasm32-unknown-unknown/release/agentwire_wasm.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--keep-debug", "--out-dir", dir, "--out-name", "agentwire", src]);
   const named = join(dir, "agentwire_opt_named.wasm");
   execFileSync(join(root, "node_modules/.bin/wasm-opt"), ["-Oz", "-g", join(dir, "agentwire_bg.wasm"), "-o", named]);
-  const items = JSON.parse(execFileSync("twiggy", ["top", "-f", "json", named], { maxBuffer: 256 * 1024 * 1024 }));
+  // v0-mangled names (the nightly's default) carry each crate's disambiguator (`agentwire[8c1…]::`):
+  // dropped, so that names read and group as the legacy ones did.
+  const items = JSON.parse(execFileSync("twiggy", ["top", "-f", "json", named], { maxBuffer: 256 * 1024 * 1024 })).map(
+    (i) => ({ ...i, name: i.name.replace(/\[[0-9a-f]+\]/g, "") }),
+  );
   const shipped = items.filter((i) => !/subsection|custom section/.test(i.name));
   const total = shipped.reduce((s, i) => s + i.shallow_size, 0);
   const groups = {};
@@ -177,6 +183,9 @@ export function twiggyReport() {
     total,
     top: shipped.slice(0, 25).map((i) => ({ name: i.name, bytes: i.shallow_size })),
     groups: Object.entries(groups).sort((a, b) => b[1].bytes - a[1].bytes).map(([name, g]) => ({ name, ...g })),
-    monos: monos.split("\n").filter((l) => /^\s+\d+ ┊/.test(l)).map((l) => l.replace(/\s+/g, " ").trim()),
+    monos: monos
+      .split("\n")
+      .filter((l) => /^\s+\d+ ┊/.test(l))
+      .map((l) => l.replace(/\[[0-9a-f]+\]/g, "").replace(/\s+/g, " ").trim()),
   };
 }

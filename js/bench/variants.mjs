@@ -1,5 +1,6 @@
 // Size against speed of other optimization settings of the same sources (run.mjs's `variants`
-// group), each built through wasm-bindgen and `wasm-opt -Oz` as scripts/build.sh does and timed in
+// group), each compiled by scripts/cargo-wasm.sh (the package's toolchain and flags) and built
+// through wasm-bindgen and `wasm-opt -Oz` as scripts/build.sh does, and timed in
 // Node beside the shipped build (pkg/web) on the corpus, interleaved. Nothing here changes the
 // package. With fat LTO the whole module is optimized again at the level of the crate that links it
 // (agentwire), so agentwire's level is what counts: serde_json at "z" instead of 3 measured the same
@@ -11,7 +12,6 @@ import { pathToFileURL } from "node:url";
 import { benchDir, root } from "./paths.mjs";
 import { compressed } from "./sizes.mjs";
 
-const simd = "-C target-feature=+simd128"; // .cargo/config.toml's rustflags, which RUSTFLAGS replaces
 export const VARIANTS = {
   "the library at opt-level 3 too": { dir: "lib3", env: {}, config: ["profile.release.package.agentwire.opt-level=3"] },
   "agentwire-core at opt-level 2": { dir: "c2", env: {}, config: ["profile.release.package.agentwire-core.opt-level=2"] },
@@ -27,7 +27,7 @@ export const VARIANTS = {
   },
   "LLVM inline threshold 75 (3 has 250)": {
     dir: "i75",
-    env: { RUSTFLAGS: `${simd} -C llvm-args=-inline-threshold=75` },
+    env: { AGENTWIRE_RUSTFLAGS: "-C llvm-args=-inline-threshold=75" },
     config: [],
   },
 };
@@ -40,7 +40,7 @@ function build(name, v, say) {
   mkdirSync(dir, { recursive: true });
   say(`building the wasm with ${name}`);
   const config = v.config.flatMap((c) => ["--config", c]);
-  execFileSync("cargo", ["build", "--quiet", "--lib", "-p", "agentwire-wasm", "--target", "wasm32-unknown-unknown", "--release", ...config], {
+  execFileSync("./scripts/cargo-wasm.sh", config, {
     cwd: root,
     env: { ...process.env, ...v.env, CARGO_TARGET_DIR: targetDir },
     stdio: ["ignore", "inherit", "inherit"],

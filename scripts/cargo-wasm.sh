@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Compiles the wasm module (the agentwire-wasm package, release, wasm32-unknown-unknown) as the npm
+# package ships it; the arguments go to `cargo build` (features, `--config`), and CARGO_TARGET_DIR
+# is honoured. Used by scripts/build.sh and the benchmarks (js/bench/sizes.mjs, variants.mjs).
+#
+# The module is built by the pinned nightly of Cargo.toml's `wasm-toolchain` (scripts/setup.sh
+# installs it with rust-src), which rebuilds the standard library with the module (`-Zbuild-std`)
+# and with the `immediate-abort` panic strategy: a panic traps at once, without formatting a
+# message. In wasm32-unknown-unknown the message went nowhere anyway (no panic hook prints it; the
+# module traps with "unreachable" either way), but its formatting machinery, the panic sites'
+# messages and what they print (`{:?}` of a `char` needs Unicode's printable tables) were in the
+# module: 12.8 KB of the gzipped wasm (docs/performance-log.md, stop 37).
+#   AGENTWIRE_STABLE=1       the default (stable) toolchain and its prebuilt standard library
+#   AGENTWIRE_RUSTFLAGS=...  more rustc flags (the benchmarks' variants)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# RUSTFLAGS replaces .cargo/config.toml's flags, so it repeats them.
+simd="-C target-feature=+simd128"
+args=(build --quiet --lib -p agentwire-wasm --target wasm32-unknown-unknown --release)
+if [[ -n ${AGENTWIRE_STABLE:-} ]]; then
+  RUSTFLAGS="$simd ${AGENTWIRE_RUSTFLAGS:-}" exec cargo "${args[@]}" "$@"
+fi
+toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
+RUSTFLAGS="$simd -Zunstable-options -Cpanic=immediate-abort ${AGENTWIRE_RUSTFLAGS:-}" \
+  exec cargo "+$toolchain" "${args[@]}" -Zbuild-std=std,panic_abort "$@"
