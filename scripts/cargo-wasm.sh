@@ -7,9 +7,9 @@
 # installs it with rust-src), which rebuilds the standard library with the module (`-Zbuild-std`)
 # and with the `immediate-abort` panic strategy: a panic traps at once, without formatting a
 # message. In wasm32-unknown-unknown the message went nowhere anyway (no panic hook prints it; the
-# module traps with "unreachable" either way), but its formatting machinery, the panic sites'
-# messages and what they print (`{:?}` of a `char` needs Unicode's printable tables) were in the
-# module: 12.8 KB of the gzipped wasm (docs/performance-log.md, stop 37).
+# module traps with "unreachable" either way), but the panic sites' messages and source
+# locations and the code that formatted them were in the module: 12.8 KB of the gzipped wasm
+# (docs/performance-log.md, stop 37).
 #   AGENTWIRE_STABLE=1       the default (stable) toolchain and its prebuilt standard library
 #   AGENTWIRE_RUSTFLAGS=...  more rustc flags (the benchmarks' variants)
 set -euo pipefail
