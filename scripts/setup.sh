@@ -3,7 +3,8 @@
 #   the Rust wasm target, the pinned nightly toolchain that builds the wasm module (with rust-src),
 #   wasm-bindgen-cli at the crate's exact version, the npm dev tooling, and (with --browser)
 #   Debian's chromium and chromium-driver.
-# Downloads only from crates.io, the npm registry and Debian's apt (no prebuilt binaries).
+# Downloads only from rustup's distribution (the Rust toolchains and targets themselves), crates.io,
+# the npm registry and Debian's apt (no other prebuilt binaries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
