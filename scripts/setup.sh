@@ -17,12 +17,16 @@ rustup target list --installed | grep -qx wasm32-unknown-unknown || {
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
-# The pinned nightly that builds the wasm module with its own standard library (scripts/build.sh).
+# The pinned nightly that builds the wasm module with its own standard library
+# (scripts/cargo-wasm.sh); not with AGENTWIRE_STABLE=1, which builds it with the stable toolchain
+# (scripts/fuzz.sh still installs the nightly for itself).
 toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
-rustup component list --installed --toolchain "$toolchain" 2>/dev/null | grep -q '^rust-src' || {
-  say "installing the $toolchain toolchain with rust-src (builds the wasm module)"
-  rustup toolchain install "$toolchain" --profile minimal --component rust-src
-}
+if [[ -z ${AGENTWIRE_STABLE:-} ]]; then
+  rustup component list --installed --toolchain "$toolchain" 2>/dev/null | grep -q '^rust-src' || {
+    say "installing the $toolchain toolchain with rust-src (builds the wasm module)"
+    rustup toolchain install "$toolchain" --profile minimal --component rust-src
+  }
+fi
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
