@@ -278,7 +278,8 @@ fn line_column(b: &[u8], i: usize) -> (usize, usize) {
 /// The first syntax error of `text` as a JSON text (one value, whitespace around it), as
 /// serde_json's validator reports it: the same message, line and column, and the same `Display`
 /// ("expected value at line 1 column 5"). `None` if `text` is JSON. The error is a serde_json
-/// custom error (`is_data`), so tell it by [`is_syntax_error`], not by `is_syntax`. Not API.
+/// custom error (`is_data`), so tell it by [`not_json`](super::not_json), not by `is_syntax`.
+/// Not API.
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
