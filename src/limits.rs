@@ -324,24 +324,30 @@ pub fn json_size(value: &serde_json::Value) -> usize {
 
 /// The length of `value`'s compact JSON text (as serde_json writes it: `json::write`'s escapes,
 /// serde_json's numbers) if it is at most `limit` bytes, without building it; `None` past `limit`
-/// (counting stops there). Strings are measured, not written; a number is written (its text is
-/// short) into one scratch buffer. Counted by hand rather than by serde_json's writer into a
-/// counting sink, which compiled a second writer of a `Value` (docs/performance-log.md, stop 37).
+/// (counting stops there). Strings and integers are measured; a float (rarer in data) is written
+/// into a scratch string, as serde_json writes it. Counted by hand rather than by serde_json's
+/// writer into a counting sink, which compiled a second writer of a `Value`
+/// (docs/performance-log.md, stop 37).
 #[doc(hidden)]
 pub fn json_size_within(value: &serde_json::Value, limit: usize) -> Option<usize> {
-    let mut size = Size {
-        n: 0,
-        limit,
-        number: String::new(),
-    };
+    let mut size = Size { n: 0, limit };
     size.value(value).then_some(size.n)
 }
 
-/// [`json_size_within`]'s count: bytes so far, the limit, the scratch text of a number.
+/// [`json_size_within`]'s count: bytes so far and the limit.
 struct Size {
     n: usize,
     limit: usize,
-    number: String,
+}
+
+/// The number of decimal digits of `n`.
+fn digits(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
 }
 
 impl Size {
@@ -356,11 +362,15 @@ impl Size {
         match value {
             Value::Null | Value::Bool(true) => self.add(4),
             Value::Bool(false) => self.add(5),
-            Value::Number(_) => {
-                self.number.clear();
-                crate::json::write_json_value(&mut self.number, value);
-                self.add(self.number.len())
-            }
+            Value::Number(n) => self.add(match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => digits(u),
+                (None, Some(i)) => 1 + digits(i.unsigned_abs()),
+                _ => {
+                    let mut text = String::new();
+                    crate::json::write_json_value(&mut text, value);
+                    text.len()
+                }
+            }),
             Value::String(s) => self.add(json_str_len(s)),
             // Brackets, and a comma between elements.
             Value::Array(a) => {
