@@ -10,6 +10,8 @@
 # module traps with "unreachable" either way), but the panic sites' messages and source
 # locations and the code that formatted them were in the module: 12.8 KB of the gzipped wasm
 # (docs/performance-log.md, stop 37).
+# `--cfg agentwire_size` turns on `#[optimize(size)]` (a nightly attribute) for agentwire-core's
+# cold functions, those that run only on errors, limits or once per stream (see src/core.rs).
 #   AGENTWIRE_STABLE=1       the default (stable) toolchain and its prebuilt standard library
 #   AGENTWIRE_RUSTFLAGS=...  more rustc flags (the benchmarks' variants)
 set -euo pipefail
@@ -21,5 +23,5 @@ if [[ -n ${AGENTWIRE_STABLE:-} ]]; then
   RUSTFLAGS="$simd ${AGENTWIRE_RUSTFLAGS:-}" exec cargo "${args[@]}" "$@"
 fi
 toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
-RUSTFLAGS="$simd -Zunstable-options -Cpanic=immediate-abort ${AGENTWIRE_RUSTFLAGS:-}" \
+RUSTFLAGS="$simd -Zunstable-options -Cpanic=immediate-abort --cfg agentwire_size ${AGENTWIRE_RUSTFLAGS:-}" \
   exec cargo "+$toolchain" "${args[@]}" -Zbuild-std=std,panic_abort "$@"

@@ -17,6 +17,7 @@
 // JSON scanner found to be ASCII as a `str` without checking its UTF-8 again (the event reader
 // checks UTF-8 in its own search for a string's end; a separate check was 7% of a per-event stream).
 #![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
+#![cfg_attr(agentwire_size, feature(optimize_attribute))]
 
 // Cold code in this crate. The message model's types are defined here, and with them code that no
 // function of the streaming path calls: the Agent API's builders and body mapping, body schemas,
@@ -34,6 +35,16 @@
 // compiled, so these too are compiled in agentwire at "z" (`Assembler::new`). A pointer costs
 // speed where it runs per event in V8 (the assembler's serde writers so reached measured 3.8%
 // slower per event), so only code that runs a few times per message is reached so.
+//
+// Cold code of the streaming path that is neither: what runs only on an error, on a limit hit or
+// once per stream (the errors' `details`, the assembler's issues and caps, `materialize_done`,
+// the JSON syntax checker, the exact float reader's big-number slow path, `uuid_v4`). Those
+// functions are marked `#[cfg_attr(agentwire_size, optimize(size))]`: scripts/cargo-wasm.sh sets
+// `--cfg agentwire_size` when the pinned nightly builds the module, and `#[optimize(size)]` (a
+// nightly attribute, RFC 2412) gives the function the same size attributes opt-level "z" gives a
+// whole crate, and fat LTO keeps them. Builds on stable leave the marks out. Measured: 311,857 ->
+// 310,182 bytes of gzipped wasm, the streaming path's speed the same (Node paired runs, stop 38 in
+// docs/performance-log.md). A function marked so must not run per event or per delta.
 
 pub mod body;
 pub mod error;

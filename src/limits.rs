@@ -201,6 +201,7 @@ impl ErrorCode for LimitError {
         }
     }
 
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         let mut map = serde_json::Map::new();
         match self {

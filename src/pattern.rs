@@ -215,6 +215,7 @@ impl ErrorCode for PatternError {
 
     /// `{"pattern": …, "position": …}` (byte offset, 0-based), plus `len`/`limit` for
     /// `pattern-too-long`, `limit` for `braces-too-deep` and `start`/`end` for `invalid-range`.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         use crate::error::Details;
         match self {

@@ -49,6 +49,7 @@ pub fn random_hex(n: usize) -> String {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// A random (version 4) UUID, hyphenated lowercase: `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
+#[cfg_attr(agentwire_size, optimize(size))]
 pub fn uuid_v4() -> String {
     let mut b = [0u8; 16];
     random_bytes(&mut b);

@@ -178,6 +178,7 @@ impl ErrorCode for BodyError {
     /// A JSON object with the variant's fields in camelCase; `invalid-part-name` adds the offending
     /// `character` when there is one, and `invalid-schema` has the offending `value` and the
     /// pattern error as `{"code", "details"}` under `pattern` (`null` for a shape error).
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         use crate::error::Details;
         match self {

@@ -172,6 +172,7 @@ struct Decimal {
 
 impl Decimal {
     /// How the decimal compares with `m × 2^e`: both sides multiplied up to integers.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn cmp_binary(&self, m: u64, e: i64) -> Ordering {
         let mut left = self.digits.clone();
         let mut right = Big::default();
@@ -220,6 +221,7 @@ impl Big {
     }
 
     /// `self × 10^k`.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn mul_pow10(&mut self, mut k: u64) {
         while k >= 9 {
             self.mul_add(1_000_000_000, 0);
@@ -229,6 +231,7 @@ impl Big {
     }
 
     /// `self × 2^k`.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn shl(&mut self, k: u64) {
         if self.0.is_empty() {
             return;
@@ -249,6 +252,7 @@ impl Big {
         self.0.splice(0..0, std::iter::repeat_n(0, limbs));
     }
 
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn cmp(&self, other: &Big) -> Ordering {
         self.0
             .len()

@@ -88,6 +88,7 @@ impl Check<'_> {
 
     /// One JSON text (serde_json's `ignore_value`): the open arrays and objects on a stack of
     /// their opening brackets, innermost last.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn value(&mut self) -> Result<(), Broken> {
         let mut open: Vec<u8> = Vec::new();
         loop {
@@ -190,6 +191,7 @@ impl Check<'_> {
 
     /// A number after its sign (serde_json's `ignore_integer`, `ignore_decimal`,
     /// `ignore_exponent`).
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn number(&mut self) -> Result<(), Broken> {
         match self.next_or_null() {
             b'0' => {
@@ -222,6 +224,7 @@ impl Check<'_> {
     }
 
     /// A string after its opening quote (serde_json's `ignore_str` and `ignore_escape`).
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn string(&mut self) -> Result<(), Broken> {
         loop {
             let Some(c) = self.peek() else {
@@ -283,6 +286,7 @@ fn line_column(b: &[u8], i: usize) -> (usize, usize) {
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
 pub fn syntax_error(text: &str) -> Option<serde_json::Error> {
     use serde::de::Error as _;
     let mut check = Check {

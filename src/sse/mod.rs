@@ -76,6 +76,7 @@ impl ErrorCode for SseError {
         }
     }
 
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         use crate::error::Details;
         match self {

@@ -37,6 +37,7 @@ impl ErrorCode for ResumeError {
         }
     }
 
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         use crate::error::Details;
         match self {

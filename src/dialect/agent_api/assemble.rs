@@ -559,6 +559,7 @@ impl Assembler {
     }
 
     /// Reports an error of the transport or SSE layer as an issue of this stream.
+    #[cfg_attr(agentwire_size, optimize(size))]
     pub fn push_issue(&mut self, severity: Severity, error: AgentApiError) {
         self.pending
             .push(owned(StreamUpdate::issue(severity, error)));
@@ -851,6 +852,7 @@ impl Assembler {
 
     /// Marks message `m` capped and `incomplete`, reporting `error` (once: later content for the
     /// message is dropped before any limit is checked again).
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn cap_message(&mut self, m: usize, error: LimitError) {
         self.tally(m).capped = true;
         self.response.output[m].status = Some(RunStatus::Incomplete);
@@ -907,6 +909,7 @@ impl Assembler {
 
     /// Content `index` (at `pos`) of message `m` hit a limit: it is marked `incomplete`, the limit
     /// reported, and later content for it (or, for the message's limit, the message) dropped.
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn cap_part(&mut self, m: usize, pos: usize, index: u32, message_binds: bool) {
         self.tally(m).cap_part(index as usize);
         if let Some(c) = self.response.output[m].content.get_mut(pos) {
@@ -1152,6 +1155,7 @@ impl Assembler {
     }
 
     /// Copies the response into a pending [`StreamUpdate::Done`] (before the response changes).
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn materialize_done(&mut self) {
         for p in &mut self.pending {
             if matches!(p, Pending::Done) {

@@ -183,6 +183,7 @@ pub enum AgentApiError {
 }
 
 impl AgentApiError {
+    #[cfg_attr(agentwire_size, optimize(size))]
     pub(crate) fn from_json(e: serde_json::Error, data: &str) -> Self {
         match crate::json::not_json(&e) {
             false => AgentApiError::InvalidEvent {
@@ -221,6 +222,7 @@ impl ErrorCode for AgentApiError {
         }
     }
 
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn details(&self) -> serde_json::Value {
         use crate::error::Details;
         match self {

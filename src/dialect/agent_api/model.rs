@@ -187,6 +187,7 @@ impl ErrorInfo {
     ///
     /// By hand rather than as serde's untagged enum, which buffers the value and compiles a reader
     /// per source (text, tree, buffer): 3.0 KB of the gzipped wasm.
+    #[cfg_attr(agentwire_size, optimize(size))]
     pub fn from_json_value(value: &serde_json::Value) -> Option<Self> {
         use serde_json::Value;
         match value {
