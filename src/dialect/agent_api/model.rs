@@ -585,7 +585,7 @@ impl Message {
 }
 
 /// A response (`object: "response"`): the envelope of one agent run's output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentResponse {
@@ -627,6 +627,41 @@ pub struct AgentResponse {
 }
 
 crate::deserialize_by_fields!(AgentResponse, "struct AgentResponse");
+
+/// Written out rather than derived: a derived `clone` is `#[inline]`, so it was compiled at opt-level
+/// 3 with the assembler that calls it (once per stream, for the `done` update), 3.8 KB raw; this
+/// one is built for size (see "Cold code" in src/core.rs).
+impl Clone for AgentResponse {
+    #[cfg_attr(agentwire_size, optimize(size))]
+    fn clone(&self) -> Self {
+        let AgentResponse {
+            object,
+            id,
+            status,
+            created_at,
+            completed_at,
+            error,
+            output,
+            usage,
+            session_id,
+            sequence_number,
+            extra,
+        } = self;
+        AgentResponse {
+            object: object.clone(),
+            id: id.clone(),
+            status: status.clone(),
+            created_at: *created_at,
+            completed_at: *completed_at,
+            error: error.clone(),
+            output: output.clone(),
+            usage: usage.clone(),
+            session_id: session_id.clone(),
+            sequence_number: *sequence_number,
+            extra: extra.clone(),
+        }
+    }
+}
 
 impl AgentResponse {
     /// Reads the fields as the derived reader would (see `agentwire_core::json::Fields`).
