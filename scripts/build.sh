@@ -4,8 +4,9 @@
 #   -> the glue minified (npm terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json
 #   and README from pkg-template/.
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
-# cargo features (default: all; see the README's "Feature builds"); AGENTWIRE_PKG=dir writes the
-# package there instead of pkg/.
+# cargo features (default: all; see the README's "Feature builds"); AGENTWIRE_OPT=size builds the
+# streaming path for size too (scripts/cargo-wasm.sh); AGENTWIRE_PKG=dir writes the package there
+# instead of pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,7 +28,8 @@ else
   rustc_version=$(rustc "+$toolchain" --version)
   std="rebuilt (build-std), panic immediate-abort"
 fi
-echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, std $std) ${features[*]:-}" >&2
+opt=${AGENTWIRE_OPT:-speed}
+echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, std $std, opt $opt) ${features[*]:-}" >&2
 ./scripts/cargo-wasm.sh "${features[@]}"
 wasm=target/wasm32-unknown-unknown/release/agentwire_wasm.wasm
 
@@ -89,6 +91,7 @@ node -e '
     name: pkg.name, version: pkg.version,
     git: require("child_process").execSync("git rev-parse HEAD").toString().trim(),
     features: process.env.AGENTWIRE_FEATURES || "default",
+    opt: process.env.AGENTWIRE_OPT || "speed",
     rustc: process.argv[3],
     std: process.argv[4],
     wasmBindgen: process.argv[1],

@@ -79,6 +79,10 @@ if ! skip features; then
   step "feature build: only the Agent API (AGENTWIRE_FEATURES=agent-api, into target/pkg-agent-api)"
   AGENTWIRE_FEATURES=agent-api AGENTWIRE_PKG=target/pkg-agent-api ./scripts/build.sh
   AGENTWIRE_PKG=target/pkg-agent-api node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
+  step "size build: only the Agent API, the streaming path at opt-level \"z\" (AGENTWIRE_OPT=size)"
+  AGENTWIRE_FEATURES=agent-api AGENTWIRE_OPT=size AGENTWIRE_PKG=target/pkg-agent-api-size ./scripts/build.sh
+  AGENTWIRE_OPT=size AGENTWIRE_PKG=target/pkg-agent-api-size \
+    node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
   step "feature build: only AgentX, a build without the Agent API's snippet (AGENTWIRE_FEATURES=agentx)"
   AGENTWIRE_FEATURES=agentx AGENTWIRE_PKG=target/pkg-agentx ./scripts/build.sh
   AGENTWIRE_PKG=target/pkg-agentx node --test --test-reporter=spec js/test/features/agentx-only.test.mjs

@@ -1,5 +1,6 @@
 // A feature build with only the Agent API (AGENTWIRE_FEATURES=agent-api, built by the test command
-// into target/pkg-agent-api): what is in it works, what was left out throws `feature-not-built`.
+// into target/pkg-agent-api, and with AGENTWIRE_OPT=size into target/pkg-agent-api-size): what is
+// in it works, what was left out throws `feature-not-built`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -12,6 +13,7 @@ const { AgentStreamDecoder, AgentClient, RequestBuilder, ProtocolError } = aw;
 test("the package under test is the agent-api feature build", () => {
   const info = JSON.parse(readFileSync(join(pkgDir, "BUILD_INFO.json"), "utf8"));
   assert.equal(info.features, "agent-api");
+  assert.equal(info.opt, process.env.AGENTWIRE_OPT ?? "speed");
 });
 
 test("the Agent API decoder assembles a real agentscope-runtime stream", () => {
