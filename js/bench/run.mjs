@@ -10,7 +10,8 @@
 //     variants  the wasm at other optimization settings (variants.mjs): size and speed
 //   AGENTWIRE_BENCH_RUNS=7                               timed runs per measurement
 //   AGENTWIRE_BENCH_MODULES=stream,memory                only these modules
-//   AGENTWIRE_BENCH_FEATURES="agent-api agent-api,tools acp agentx atlas" the feature builds to size ("" for none)
+//   AGENTWIRE_BENCH_FEATURES="agent-api agent-api,tools acp agentx atlas" the feature builds to size ("" for none;
+//     "agent-api@size" builds with AGENTWIRE_OPT=size, "default@size" every feature so)
 import { spawn } from "node:child_process";
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";

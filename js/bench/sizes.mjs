@@ -60,7 +60,7 @@ function sourceHash(extra) {
     if (st.isDirectory()) for (const f of readdirSync(p).sort()) walk(join(p, f));
     else h.update(relative(root, p)).update(readFileSync(p));
   };
-  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "core/Cargo.toml", "cdylib", "scripts/build.sh"]) walk(join(root, p));
+  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "core/Cargo.toml", "cdylib", "scripts/build.sh", "scripts/cargo-wasm.sh"]) walk(join(root, p));
   h.update(extra);
   return h.digest("hex").slice(0, 16);
 }
@@ -71,8 +71,12 @@ function sourceHash(extra) {
  * (Shared, a build could link agentwire-core as built from another copy: its sources are outside its
  * package directory (`../src`), so cargo records them by absolute path and checks the other copy's
  * files for freshness, whatever this copy's sources are. Seen with two checkouts, 2026-11-22.) Returns { sizes } or { error } with the build's last output lines. Cached by source hash.
+ *
+ * `features` is what `AGENTWIRE_FEATURES` takes, optionally followed by `@size` or `@speed` for
+ * `AGENTWIRE_OPT` (speed when absent); `default` is every feature (`default@size`).
  */
 export function featureBuild(features, say = () => {}) {
+  const [wanted, opt = "speed"] = features.split("@");
   const dir = join(benchDir, "features", features.replace(/[^a-z0-9-]+/g, "_") || "none");
   const cache = join(dir, "result.json");
   const hash = sourceHash(features);
@@ -80,7 +84,7 @@ export function featureBuild(features, say = () => {}) {
     const r = JSON.parse(readFileSync(cache, "utf8"));
     if (r.hash === hash) return r;
   }
-  say(`building the package with AGENTWIRE_FEATURES=${features} (in ${relative(root, dir)})`);
+  say(`building the package with AGENTWIRE_FEATURES=${wanted} AGENTWIRE_OPT=${opt} (in ${relative(root, dir)})`);
   rmSync(dir, { recursive: true, force: true });
   const tree = join(dir, "tree");
   mkdirSync(tree, { recursive: true });
@@ -95,7 +99,7 @@ export function featureBuild(features, say = () => {}) {
   try {
     execFileSync("./scripts/build.sh", {
       cwd: tree,
-      env: { ...process.env, AGENTWIRE_FEATURES: features },
+      env: { ...process.env, AGENTWIRE_FEATURES: wanted === "default" ? "" : wanted, AGENTWIRE_OPT: opt },
       stdio: ["ignore", "pipe", "pipe"],
       maxBuffer: 64 * 1024 * 1024,
     });
