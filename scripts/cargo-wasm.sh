@@ -14,7 +14,7 @@
 # cold functions, those that run only on errors, limits or once per stream (see src/core.rs).
 #   AGENTWIRE_STABLE=1       the default (stable) toolchain and its prebuilt standard library
 #   AGENTWIRE_OPT=size       agentwire-core (the streaming path) at opt-level "z" like the rest: a
-#                            module 13% smaller (22% with only `agent-api`) and 1.6-1.9x slower
+#                            module 13% smaller (21% with only `agent-api`) and 1.4-1.7x slower
 #                            (the README's "Feature builds"); AGENTWIRE_OPT=speed (the default)
 #                            keeps the release profile's opt-level 3 for it
 #   AGENTWIRE_RUSTFLAGS=...  more rustc flags (the benchmarks' variants)

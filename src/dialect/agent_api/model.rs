@@ -629,8 +629,8 @@ pub struct AgentResponse {
 crate::deserialize_by_fields!(AgentResponse, "struct AgentResponse");
 
 /// Written out rather than derived: a derived `clone` is `#[inline]`, so it was compiled at opt-level
-/// 3 with the assembler that calls it (once per stream, for the `done` update), 3.8 KB raw; this
-/// one is built for size (see "Cold code" in src/core.rs).
+/// 3 with the assembler that calls it (once per stream, for the `done` update), 3,996 bytes raw;
+/// this one is built for size (see "Cold code" in src/core.rs).
 impl Clone for AgentResponse {
     #[cfg_attr(agentwire_size, optimize(size))]
     fn clone(&self) -> Self {
