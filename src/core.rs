@@ -46,6 +46,7 @@
 // whole crate, and fat LTO keeps them. Builds on stable leave the marks out. Measured: 311,857 ->
 // 309,539 bytes of gzipped wasm, the streaming path's speed the same (Node paired runs, stop 38 in
 // docs/performance-log.md). A function marked so must not run per event or per delta.
+// tests/cold_code.rs checks that the marks use the cfg scripts/cargo-wasm.sh sets.
 
 pub mod body;
 pub mod error;

@@ -1,6 +1,8 @@
 //! The cold code of agentwire-core is compiled in agentwire at opt-level "z" because each of its
 //! functions is `#[inline]` (see "Cold code in this crate" in src/core.rs). A function added
-//! without it would silently be compiled at 3 again: this test finds one.
+//! without it would silently be compiled at 3 again: this test finds one. It also checks that the
+//! functions built for size with `#[optimize(size)]` are marked under the cfg the module's build
+//! sets.
 
 use std::path::Path;
 
@@ -122,4 +124,40 @@ fn the_check_sees_a_function_without_inline() {
         "/// Docs.\n#[inline]\npub fn a() {}\n\n/// Docs.\nfn b() {}\n#[cfg(test)]\nfn c() {}";
     assert_eq!(not_inline(text, None), vec![(6, "b".to_owned())]);
     assert_eq!(not_inline(text, Some(&["a"])), vec![]);
+}
+
+/// The cold functions of the streaming path built for size are marked
+/// `#[cfg_attr(agentwire_size, optimize(size))]` (see "Cold code" in src/core.rs): the marks act
+/// only when scripts/cargo-wasm.sh sets that cfg, and agentwire-core turns the attribute's feature
+/// on under it. Were the names to drift apart, every mark would silently do nothing.
+#[test]
+fn the_size_marks_use_the_cfg_the_module_build_sets() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    assert!(read("scripts/cargo-wasm.sh").contains("--cfg agentwire_size "));
+    assert!(
+        read("src/core.rs").contains("#![cfg_attr(agentwire_size, feature(optimize_attribute))]")
+    );
+    let mut files = vec![root.join("src")];
+    let (mut marks, mut other) = (0, Vec::new());
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            for (i, line) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
+                let line = line.trim();
+                if line == "#[cfg_attr(agentwire_size, optimize(size))]" {
+                    marks += 1;
+                } else if line.starts_with("#[") && line.contains("optimize(") {
+                    other.push(format!("{}:{}: {line}", p.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(marks >= 10, "{marks} size marks found");
+    assert!(
+        other.is_empty(),
+        "optimize attributes not under the cfg:\n{}",
+        other.join("\n")
+    );
 }
