@@ -13,16 +13,21 @@
 # `--cfg agentwire_size` turns on `#[optimize(size)]` (a nightly attribute) for agentwire-core's
 # cold functions, those that run only on errors, limits or once per stream (see src/core.rs).
 #   AGENTWIRE_STABLE=1       the default (stable) toolchain and its prebuilt standard library
-#   AGENTWIRE_OPT=size       agentwire-core (the streaming path) at opt-level "z" like the rest: a
-#                            module 13% smaller (21% with only `agent-api`) and 1.4-1.7x slower
-#                            (the README's "Feature builds"); AGENTWIRE_OPT=speed (the default)
-#                            keeps the release profile's opt-level 3 for it
+#   AGENTWIRE_OPT=size       agentwire-core (the streaming path) at opt-level "z" like the rest,
+#                            but for its hottest functions, which the nightly's build keeps fast
+#                            (`#[optimize(speed)]` under `--cfg agentwire_size_build`): a smaller,
+#                            slower module (-10%, 1.1-1.2x the time: the README's "Feature
+#                            builds"); AGENTWIRE_OPT=speed (the default) keeps the release
+#                            profile's opt-level 3 for it
 #   AGENTWIRE_RUSTFLAGS=...  more rustc flags (the benchmarks' variants)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case ${AGENTWIRE_OPT:-speed} in
-  speed) opt=() ;;
-  size) opt=(--config 'profile.release.package.agentwire-core.opt-level="z"') ;;
+  speed) opt=() size_build= ;;
+  size)
+    opt=(--config 'profile.release.package.agentwire-core.opt-level="z"')
+    size_build="--cfg agentwire_size_build"
+    ;;
   *)
     echo "cargo-wasm.sh: AGENTWIRE_OPT is speed or size, not '$AGENTWIRE_OPT'" >&2
     exit 2
@@ -35,5 +40,5 @@ if [[ -n ${AGENTWIRE_STABLE:-} ]]; then
   RUSTFLAGS="$simd ${AGENTWIRE_RUSTFLAGS:-}" exec cargo "${args[@]}" "${opt[@]}" "$@"
 fi
 toolchain=$(sed -n 's/^wasm-toolchain = "\(.*\)"/\1/p' Cargo.toml)
-RUSTFLAGS="$simd -Zunstable-options -Cpanic=immediate-abort --cfg agentwire_size ${AGENTWIRE_RUSTFLAGS:-}" \
+RUSTFLAGS="$simd -Zunstable-options -Cpanic=immediate-abort --cfg agentwire_size $size_build ${AGENTWIRE_RUSTFLAGS:-}" \
   exec cargo "+$toolchain" "${args[@]}" -Zbuild-std=std,panic_abort "${opt[@]}" "$@"

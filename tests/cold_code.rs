@@ -127,19 +127,22 @@ fn the_check_sees_a_function_without_inline() {
 }
 
 /// The cold functions of the streaming path built for size are marked
-/// `#[cfg_attr(agentwire_size, optimize(size))]` (see "Cold code" in src/core.rs): the marks act
-/// only when scripts/cargo-wasm.sh sets that cfg, and agentwire-core turns the attribute's feature
-/// on under it. Were the names to drift apart, every mark would silently do nothing.
+/// `#[cfg_attr(agentwire_size, optimize(size))]`, and its hottest functions, for the size build,
+/// `#[cfg_attr(agentwire_size_build, optimize(speed))]` (see "Cold code" in src/core.rs): the marks
+/// act only when scripts/cargo-wasm.sh sets those cfgs, and agentwire-core turns the attribute's
+/// feature on under the first. Were the names to drift apart, the marks would silently do nothing.
 #[test]
 fn the_size_marks_use_the_cfg_the_module_build_sets() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
-    assert!(read("scripts/cargo-wasm.sh").contains("--cfg agentwire_size "));
+    let script = read("scripts/cargo-wasm.sh");
+    assert!(script.contains("--cfg agentwire_size "));
+    assert!(script.contains("size_build=\"--cfg agentwire_size_build\""));
     assert!(
         read("src/core.rs").contains("#![cfg_attr(agentwire_size, feature(optimize_attribute))]")
     );
     let mut files = vec![root.join("src")];
-    let (mut marks, mut other) = (0, Vec::new());
+    let (mut marks, mut speed_marks, mut other) = (0, 0, Vec::new());
     while let Some(p) = files.pop() {
         if p.is_dir() {
             files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
@@ -148,6 +151,8 @@ fn the_size_marks_use_the_cfg_the_module_build_sets() {
                 let line = line.trim();
                 if line == "#[cfg_attr(agentwire_size, optimize(size))]" {
                     marks += 1;
+                } else if line == "#[cfg_attr(agentwire_size_build, optimize(speed))]" {
+                    speed_marks += 1;
                 } else if line.starts_with("#[") && line.contains("optimize(") {
                     other.push(format!("{}:{}: {line}", p.display(), i + 1));
                 }
@@ -155,6 +160,7 @@ fn the_size_marks_use_the_cfg_the_module_build_sets() {
         }
     }
     assert!(marks >= 10, "{marks} size marks found");
+    assert!(speed_marks >= 10, "{speed_marks} speed marks found");
     assert!(
         other.is_empty(),
         "optimize attributes not under the cfg:\n{}",

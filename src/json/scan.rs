@@ -103,6 +103,7 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool, bool)> {
 /// (It replaced serde_json's reader of a `String`, whose error path compiled serde_json's number
 /// reading into this crate at opt-level 3: 8.5 KB of the wasm module.)
 #[inline(never)] // cold: only strings with escapes
+#[cfg_attr(agentwire_size_build, optimize(speed))]
 pub(crate) fn unescape(quoted: &str) -> Option<String> {
     let content = quoted.strip_prefix('"')?.strip_suffix('"')?;
     fn hex4(b: &[u8], at: usize) -> Option<u32> {
@@ -343,6 +344,7 @@ pub(crate) fn string_at(s: &str, i: usize) -> Option<(String, usize)> {
 /// and the index just past it. `None` if it is not a JSON string. Its content is sliced out of
 /// `s` between its quotes, ASCII characters, so it needs no UTF-8 check of its own.
 #[inline(never)]
+#[cfg_attr(agentwire_size_build, optimize(speed))]
 pub(crate) fn str_at(s: &str, i: usize) -> Option<(Cow<'_, str>, usize)> {
     let (end, escaped, _) = scan_string(s.as_bytes(), i)?;
     let text = if escaped {
@@ -383,6 +385,7 @@ const SHORT_STRING: usize = 32;
 /// whether the bytes from `b[j]` to it are all ASCII, as the search saw them: `false` also when it
 /// did not look (the rest of a string longer than [`SHORT_STRING`], searched with `memchr2`;
 /// checked by [`checked_str`] instead).
+#[cfg_attr(agentwire_size_build, optimize(speed))]
 pub(crate) fn next_special(b: &[u8], mut j: usize) -> Option<(usize, bool)> {
     let start = j;
     // The high bits of the bytes searched so far.
@@ -502,6 +505,7 @@ pub(crate) fn starts_with_words(rest: &[u8], name: &[u8]) -> bool {
 /// every event (a message id with the last message's: a V8 profile put `memcmp` at 1.7% of a
 /// per-event run).
 #[inline]
+#[cfg_attr(agentwire_size_build, optimize(speed))]
 pub(crate) fn eq_words(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

@@ -395,6 +395,7 @@ impl SseDecoder {
         self.reset();
     }
 
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn process(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         // Nothing to do; in particular a CR at the end of the last bytes must still be remembered
         // (found by fuzzing: the first two bytes `x\r`, held while looking for a BOM, were
@@ -516,6 +517,7 @@ impl SseDecoder {
     }
 
     /// Processes one complete line (without its terminator).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn line_done(&mut self, line: &[u8], sink: &mut impl FnMut(SseItemBytes<'_>)) {
         if line.is_empty() {
             self.dispatch(None, sink);
@@ -568,6 +570,7 @@ impl SseDecoder {
 
     /// Dispatches the event (a blank line ended it): its data is the data buffer, or `line`, the
     /// value of its only `data` line (the data buffer is then empty).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn dispatch(&mut self, line: Option<&[u8]>, sink: &mut impl FnMut(SseItemBytes<'_>)) {
         self.event_size = 0;
         let has_id = std::mem::take(&mut self.id_in_event);

@@ -187,6 +187,7 @@ impl EventCursor {
     /// Decides about an SSE event dispatched with last event ID `id` (`has_id`: its own lines set
     /// it; see [`SseEvent::has_id`](super::SseEvent::has_id)). `None` when the event has no id
     /// (`id` is empty): decide with [`admit_sequence`](Self::admit_sequence), or apply it.
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub fn admit_event(&mut self, id: &str, has_id: bool) -> Option<Admission> {
         let k = match &self.current {
             _ if has_id => 0,

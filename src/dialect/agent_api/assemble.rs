@@ -445,6 +445,7 @@ impl Assembler {
     /// [`SseDecoder::feed_bytes`] hands it on: the event reader checks its UTF-8 as it reads it
     /// (data that is not UTF-8 is read with replacement characters, as `push_sse_event` of the
     /// decoded event would).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub fn push_sse_bytes(&mut self, event: &SseEventBytes<'_>) {
         if self.stopped {
             return;
@@ -478,6 +479,7 @@ impl Assembler {
 
     /// Applies one event's data, as it came (UTF-8 is checked by the reader, or by the decoding
     /// with replacement characters that precedes the full parser).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn push_admitted(&mut self, data: &[u8], by_sequence: bool) {
         if self.stopped || data == b"[DONE]" {
             return; // `[DONE]`: an end-of-stream sentinel some servers add; not an event
@@ -619,6 +621,7 @@ impl Assembler {
     /// Position of message `id`, creating it (type `message`, status `in_progress`) if unknown; a
     /// message created for a content event (`announce`) gets its own update. `None` for a message
     /// already released (see [`AssemblerOptions::retain_messages`]).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn message_pos(&mut self, id: &str, announce: bool) -> Option<usize> {
         if let Some(p) = self.last_msg {
             let last = self.response.output.get(p).and_then(|m| m.id.as_deref());
@@ -696,6 +699,7 @@ impl Assembler {
         }
     }
 
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn apply_content(&mut self, raw: &mut RawEvent<'_>) {
         let Some(msg_id) = raw.msg_id.take() else {
             let content = std::mem::take(raw).into_content();
@@ -817,6 +821,7 @@ impl Assembler {
     }
 
     /// The tally of message `m` (created on first use).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn tally(&mut self, m: usize) -> &mut MessageTally {
         if self.tallies.len() <= m {
             self.tallies.resize_with(m + 1, MessageTally::default);
@@ -938,6 +943,7 @@ impl Assembler {
         }
     }
 
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn append_delta(&mut self, m: usize, pos: usize, index: u32, raw: &mut RawEvent<'_>) {
         if let Some(status) = raw.status.take() {
             let content = &mut self.response.output[m].content[pos];
@@ -1491,6 +1497,7 @@ impl Assembler {
     /// updates, the strings of the plain updates), the form a JavaScript caller builds the update
     /// objects from without the text being escaped and parsed (see [`SplitUpdates`]).
     /// The same updates as [`drain_updates_json`](Self::drain_updates_json), in the same order.
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub fn drain_updates_split(&mut self, out: &mut SplitUpdates) {
         out.clear();
         out.json.push('[');

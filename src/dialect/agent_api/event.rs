@@ -151,6 +151,7 @@ impl<'a> RawEvent<'a> {
     /// `data` is the event's data as it came (SSE's [`SseEventBytes`](crate::sse::SseEventBytes)):
     /// the scan checks its UTF-8 as it reads it, and declines data that is not UTF-8, which
     /// `parse` then reads decoded with replacement characters.
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub(crate) fn scan_into(&mut self, data: &'a [u8], max_depth: usize) -> bool {
         self.scan_members(data, 0, false, max_depth).is_some()
     }
@@ -168,6 +169,7 @@ impl<'a> RawEvent<'a> {
     /// [`RawEvent::member`].
     // Not inlined: two callers, and the largest function of the streaming path (compiled once).
     #[inline(never)]
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn scan_members(
         &mut self,
         data: &'a [u8],

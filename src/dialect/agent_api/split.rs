@@ -107,6 +107,7 @@ impl SplitUpdates {
         self.last_id = None;
     }
 
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub(super) fn push_text_delta(&mut self, msg_id: &str, index: u32, delta: &str) {
         let (id_start, id_end) = self.push_id(Some(msg_id));
         let (start, end) = self.push_text(delta);
@@ -236,6 +237,7 @@ impl SplitUpdates {
 
     /// Writes a message id to `text`, or reuses the last one written if it is the same; its
     /// start and end (`(0, 0)` for `None`).
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn push_id(&mut self, id: Option<&str>) -> (u32, u32) {
         let Some(id) = id else { return (0, 0) };
         let from = (id.as_ptr() as usize, id.len());
@@ -434,6 +436,7 @@ impl SplitUpdates {
     }
 
     /// Appends `s` to `text` in UTF-16; its start and end.
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn push_text(&mut self, s: &str) -> (u32, u32) {
         let start = clamp(self.text.len());
         push_utf16(&mut self.text, s);
