@@ -39,13 +39,13 @@
 // Cold code of the streaming path that is neither: what runs only on an error, on a limit hit or
 // once per stream (the errors' `details`, the assembler's issues and caps, `materialize_done` and
 // `AgentResponse`'s `Clone`, the JSON syntax checker, the exact float reader's big-number slow
-// path, `uuid_v4`). Those
-// functions are marked `#[cfg_attr(agentwire_size, optimize(size))]`: scripts/cargo-wasm.sh sets
-// `--cfg agentwire_size` when the pinned nightly builds the module, and `#[optimize(size)]` (a
-// nightly attribute, RFC 2412) gives the function the same size attributes opt-level "z" gives a
-// whole crate, and fat LTO keeps them. Builds on stable leave the marks out. Measured: 311,857 ->
-// 309,539 bytes of gzipped wasm, the streaming path's speed the same (Node paired runs, stop 38 in
-// docs/performance-log.md). A function marked so must not run per event or per delta.
+// path, `uuid_v4`). Those functions are marked `#[cfg_attr(agentwire_size, optimize(size))]`:
+// scripts/cargo-wasm.sh sets `--cfg agentwire_size` when the pinned nightly builds the module, and
+// `#[optimize(size)]` (a nightly attribute, RFC 2412) gives the function the same size attributes
+// opt-level "z" gives a whole crate, and fat LTO keeps them. Builds on stable leave the marks out.
+// Measured: 311,857 -> 309,539 bytes of gzipped wasm, the streaming path's speed the same (Node
+// paired runs, stop 38 in docs/performance-log.md). A function marked so must not run per event
+// or per delta.
 //
 // The size build (`AGENTWIRE_OPT=size`, README "Feature builds") compiles this crate at "z". Its
 // hottest functions (the SSE decoder's loop, the event scanner and its string search, the
