@@ -44,9 +44,28 @@ for t in web bundler node; do
   [[ $t == node ]] && target=experimental-nodejs-module
   wasm-bindgen --target "$target" --out-dir "$out/$t" --out-name agentwire "$wasm"
 done
-# wasm-opt from the npm package binaryen (Debian's binaryen 108 produces modules that crash).
-for t in web bundler node; do
-  node_modules/.bin/wasm-opt -Oz "$out/$t/agentwire_bg.wasm" -o "$out/$t/agentwire_bg.wasm"
+# wasm-opt from the npm package binaryen (Debian's binaryen 108 produces modules that crash); then
+# the functions ordered so that similar ones are adjacent (scripts/order-functions.mjs: −11 KB
+# gzipped) and `-Oz` again, which keeps that order and writes Binaryen's compact Stack IR. The three
+# targets' modules are the same bytes (wasm-bindgen differs in the glue only): the web one is
+# optimized and copied, and a target whose module differs is optimized on its own.
+optimize() {
+  node_modules/.bin/wasm-opt -Oz "$1" -o "$1"
+  node scripts/order-functions.mjs "$1" "$1"
+  node_modules/.bin/wasm-opt -Oz "$1" -o "$1"
+}
+for t in bundler node; do
+  if cmp -s "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"; then
+    rm "$out/$t/agentwire_bg.wasm"
+  fi
+done
+optimize "$out/web/agentwire_bg.wasm"
+for t in bundler node; do
+  if [[ -e $out/$t/agentwire_bg.wasm ]]; then
+    optimize "$out/$t/agentwire_bg.wasm"
+  else
+    cp "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"
+  fi
 done
 # The glue wasm-bindgen wrote (each target's agentwire*.js and the snippets it imports) minified with
 # terser (npm): 28 KB gzipped becomes 10 KB. Class names are kept (stack traces, `constructor.name`);
