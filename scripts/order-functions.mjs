@@ -6,12 +6,16 @@
 // together but not, say, serde's readers of two types whose bodies differ in a few constants. A
 // random order of the same functions measured 8% larger gzipped, so the order is worth choosing.
 //
-// The order: greedy nearest neighbour. Start with the first function; then, among the functions
-// not placed yet, place the one most like the last placed, and so on. "Alike" is the Jaccard
-// index of the two bodies' sets of 4-byte substrings (their code bytes as this module encodes
-// them: calls name other functions by index, which the new order changes, but the opcodes and
-// the rest stay). That is O(n²) set intersections: about 4 s for the 2,100 functions of the
-// default build.
+// The order: greedy. Start with the first function; then, among the functions not placed yet,
+// place the one with the highest score against what is placed already, and so on. A body is
+// taken as its set of 4-byte substrings (its code bytes as this module encodes them: calls name
+// other functions by index, which the new order changes, but the opcodes and the rest stay). The
+// score is the Jaccard index of its set and the last placed function's, plus 0.3 × the share of
+// its substrings found in the bodies placed within the last 32 KB (gzip's window). The weight and
+// the window were chosen on four builds (every feature, `agent-api`, `agentx`, none): with them,
+// against the order LLVM emits, the gzipped wasm measured −4.8%, −3.0%, −2.2% and −1.4%; with the
+// Jaccard index alone −3.7%, −2.2%, −1.9% and −0.9%. About 9 s for the 2,100 functions of the
+// default build (O(n²) set comparisons).
 //
 // The module is read and written by Binaryen (npm `binaryen`, as wasm-opt): each function is
 // removed and added again in the new order, so every reference to it (calls, exports, the
@@ -99,9 +103,31 @@ if (bodies.length !== defined.length) {
   process.exit(1);
 }
 const sets = bodies.map(shingles);
+
+// What the window holds: a count per hash slot of the substrings of the functions placed within
+// the last WINDOW bytes (a slot shared by two hashes only makes a score slightly high).
+const WINDOW = 32768;
+const WINDOW_WEIGHT = 0.3;
+const SLOT_BITS = 22;
+const inWindow = new Uint16Array(1 << SLOT_BITS);
+const slot = (hash) => hash >>> (32 - SLOT_BITS);
+const recent = [];
+let windowBytes = 0;
+function enter(f) {
+  for (const h of sets[f]) inWindow[slot(h)]++;
+  recent.push(f);
+  windowBytes += bodies[f].length;
+  while (windowBytes > WINDOW && recent.length > 1) {
+    const out = recent.shift();
+    windowBytes -= bodies[out].length;
+    for (const h of sets[out]) inWindow[slot(h)]--;
+  }
+}
+
 const placed = new Uint8Array(defined.length);
 const order = [0];
 placed[0] = 1;
+enter(0);
 for (let last = 0; order.length < defined.length; ) {
   const a = sets[last];
   let best = -1;
@@ -110,7 +136,9 @@ for (let last = 0; order.length < defined.length; ) {
     if (placed[j]) continue;
     const b = sets[j];
     const n = common(a, b);
-    const score = n / (a.length + b.length - n || 1);
+    let seen = 0;
+    for (let k = 0; k < b.length; k++) if (inWindow[slot(b[k])]) seen++;
+    const score = n / (a.length + b.length - n || 1) + WINDOW_WEIGHT * (seen / (b.length || 1));
     if (score > bestScore) {
       bestScore = score;
       best = j;
@@ -118,6 +146,7 @@ for (let last = 0; order.length < defined.length; ) {
   }
   placed[best] = 1;
   order.push(best);
+  enter(best);
   last = best;
 }
 for (const i of order) {
