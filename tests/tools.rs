@@ -801,6 +801,11 @@ fn unsupported_keywords_are_reported_with_pointers() {
         ]
     );
     assert_eq!(
+        warnings[0].message,
+        "`patternProperties` is not supported: it is not checked, and `additionalProperties` \
+         beside it is not applied"
+    );
+    assert_eq!(
         warnings[1].message,
         "`pattern` is not supported: it is not checked"
     );
@@ -820,6 +825,31 @@ fn unsupported_keywords_are_reported_with_pointers() {
             "t",
             &json!({"email": "nope", "x-extra": 1, "pair": [1, "a"], "remote": 5}),
         )
+        .unwrap();
+}
+
+#[test]
+fn prefix_items_are_reported_as_not_checked() {
+    let mut tools = ToolRegistry::new();
+    let warnings = tools
+        .register(ToolDefinition {
+            name: "t".into(),
+            description: String::new(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"pair": {"prefixItems": [{"type": "string"}], "items": false}},
+            }),
+        })
+        .unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].pointer, "/properties/pair/prefixItems");
+    assert_eq!(
+        warnings[0].message,
+        "`prefixItems` is not supported: it is not checked, and `items` beside it is not applied"
+    );
+    // Not applied: an array of more than the prefix is not refused.
+    tools
+        .validate_arguments("t", &json!({"pair": ["a", 1, true]}))
         .unwrap();
 }
 

@@ -462,7 +462,8 @@ impl<'a> Compiler<'a> {
                     self.warn(
                         at,
                         keyword,
-                        "`patternProperties` is not supported: it is not checked, and                          `additionalProperties` beside it is not applied"
+                        "`patternProperties` is not supported: it is not checked, and \
+                         `additionalProperties` beside it is not applied"
                             .to_owned(),
                     );
                 }
@@ -471,7 +472,8 @@ impl<'a> Compiler<'a> {
                     self.warn(
                         at,
                         keyword,
-                        "`prefixItems` is not supported: it is not checked, and `items` beside                          it is not applied"
+                        "`prefixItems` is not supported: it is not checked, and `items` beside \
+                         it is not applied"
                             .to_owned(),
                     );
                 }
