@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/:
-#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen)
+#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen), the
+#   functions ordered for gzip (scripts/order-functions.mjs), wasm-opt -Oz again
 #   -> the glue minified (npm terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json
 #   and README from pkg-template/.
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
