@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/:
 #   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen), the
-#   functions ordered for gzip (scripts/order-functions.mjs), wasm-opt -Oz again
-#   -> the glue minified (npm terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json
-#   and README from pkg-template/.
+#   functions ordered for gzip (scripts/order-functions.mjs), wasm-opt -Oz again -> the names
+#   between module and glue shortened (scripts/shorten-names.mjs) -> the glue minified (npm
+#   terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from
+#   pkg-template/.
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
 # cargo features (default: all; see the README's "Feature builds"); AGENTWIRE_OPT=size builds the
 # streaming path for size too (scripts/cargo-wasm.sh); AGENTWIRE_PKG=dir writes the package there
@@ -68,6 +69,9 @@ for t in bundler node; do
     cp "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"
   fi
 done
+# The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −4.9 KB
+# gzipped (scripts/shorten-names.mjs).
+node scripts/shorten-names.mjs "$out"
 # The glue wasm-bindgen wrote (each target's agentwire*.js and the snippets it imports) minified with
 # terser (npm): 28 KB gzipped becomes 10 KB. Class names are kept (stack traces, `constructor.name`);
 # the exports, the wasm imports' names and the TypeScript layer (compiled below) are untouched.

@@ -1,8 +1,14 @@
-// scripts/order-functions.mjs, the build step that orders the wasm module's functions for gzip, on
-// the built package's module with its functions shuffled: the ordered module has the same
+// The build's steps after wasm-opt, on the built package.
+//
+// scripts/order-functions.mjs, which orders the wasm module's functions for gzip, on the package's
+// module with its functions shuffled: the ordered module has the same
 // imports, exports and function signatures, validates, compresses better than the shuffled one, and is the
 // same bytes from one run to the next. That the ordered module behaves as before is what every other
 // test of the package shows: the package is built so.
+//
+// scripts/shorten-names.mjs, which renames what the module imports from its glue and exports to
+// `_a`, `_b`, …: no long name is left in the module or in the glue's raw exports' types (the other
+// tests use the package, and so show that module and glue still agree).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -103,5 +109,27 @@ test("the functions are ordered for gzip, and nothing else changes", async () =>
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the module and its glue call each other by short names", () => {
+  const short = /^_[a-z]+$/;
+  for (const target of ["web", "bundler", "node"]) {
+    const module = new WebAssembly.Module(readFileSync(join(pkgDir, target, "agentwire_bg.wasm")));
+    const imports = WebAssembly.Module.imports(module).filter((i) => i.module === "./agentwire_bg.js");
+    assert.ok(imports.length > 20, `${target}: ${imports.length} imports from the glue`);
+    for (const { name } of imports) assert.match(name, short, `${target}: import ${name}`);
+    const exports = WebAssembly.Module.exports(module).filter((e) => e.name !== "memory");
+    assert.ok(exports.length > 20, `${target}: ${exports.length} exports`);
+    for (const { name } of exports) assert.match(name, short, `${target}: export ${name}`);
+    // The snippets' imports keep the names their files export.
+    for (const { module: from, name } of WebAssembly.Module.imports(module)) {
+      if (from.startsWith("./snippets/")) assert.doesNotMatch(name, short, `${target}: ${from} ${name}`);
+    }
+    const types = readFileSync(join(pkgDir, target, "agentwire_bg.wasm.d.ts"), "utf8");
+    const declared = [...types.matchAll(/export const (\w+):/g)].map((m) => m[1]).filter((n) => n !== "memory");
+    assert.ok(declared.length > 20, `${target}: agentwire_bg.wasm.d.ts declares ${declared.length} exports`);
+    const names = new Set(exports.map((e) => e.name));
+    for (const name of declared) assert.ok(names.has(name), `${target}: agentwire_bg.wasm.d.ts declares ${name}`);
   }
 });
