@@ -25,6 +25,7 @@
 // before it is written.
 import binaryen from "binaryen";
 import { readFileSync, writeFileSync } from "node:fs";
+import { readLeb, sections } from "./wasm-binary.mjs";
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {
@@ -35,31 +36,16 @@ const bytes = readFileSync(input);
 
 /** The bodies of the code section (section 10), in the order of the module's defined functions. */
 function codeBodies(wasm) {
-  const leb = (at) => {
-    let value = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = wasm[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (byte < 0x80) return [value, at];
+  for (const { id, start } of sections(wasm)) {
+    if (id !== 10) continue;
+    let [count, p] = readLeb(wasm, start);
+    const bodies = [];
+    while (count--) {
+      const [length, body] = readLeb(wasm, p);
+      bodies.push(wasm.subarray(body, body + length));
+      p = body + length;
     }
-  };
-  let at = 8;
-  while (at < wasm.length) {
-    const id = wasm[at++];
-    const [size, start] = leb(at);
-    if (id === 10) {
-      let [count, p] = leb(start);
-      const bodies = [];
-      while (count--) {
-        const [length, body] = leb(p);
-        bodies.push(wasm.subarray(body, body + length));
-        p = body + length;
-      }
-      return bodies;
-    }
-    at = start + size;
+    return bodies;
   }
   return [];
 }

@@ -23,6 +23,7 @@
 // break it silently.
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { leb, readLeb, sections } from "./wasm-binary.mjs";
 
 const [out] = process.argv.slice(2);
 if (!out) {
@@ -35,33 +36,11 @@ const fail = (message) => {
   process.exit(1);
 };
 
-function leb(bytes, at) {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    const byte = bytes[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if (byte < 0x80) return [value, at];
-  }
-}
-
-function uleb(value) {
-  const bytes = [];
-  do {
-    let byte = value & 0x7f;
-    value = Math.floor(value / 128);
-    if (value) byte |= 0x80;
-    bytes.push(byte);
-  } while (value);
-  return bytes;
-}
-
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 const name = (s) => {
   const bytes = utf8.encode(s);
-  return [...uleb(bytes.length), ...bytes];
+  return [...leb(bytes.length), ...bytes];
 };
 
 /** The end of an import's description (WebAssembly core spec 5.5.5) that starts at `at`. */
@@ -69,13 +48,13 @@ function importEnd(bytes, at) {
   const kind = bytes[at++];
   const limits = (p) => {
     const flags = bytes[p];
-    let [, q] = leb(bytes, p + 1);
-    if (flags & 1) [, q] = leb(bytes, q);
+    let [, q] = readLeb(bytes, p + 1);
+    if (flags & 1) [, q] = readLeb(bytes, q);
     return q;
   };
   switch (kind) {
     case 0: // function: type index
-      return leb(bytes, at)[1];
+      return readLeb(bytes, at)[1];
     case 1: // table: reference type, limits
       return limits(at + 1);
     case 2: // memory: limits
@@ -83,7 +62,7 @@ function importEnd(bytes, at) {
     case 3: // global: value type, mutability
       return at + 2;
     case 4: // tag: attribute, type index
-      return leb(bytes, at + 1)[1];
+      return readLeb(bytes, at + 1)[1];
     default:
       return fail(`an import of kind ${kind}`);
   }
@@ -92,39 +71,34 @@ function importEnd(bytes, at) {
 /** The module with its imports (of `module` → new name) and exports (name → new name) renamed. */
 function renamed(bytes, imports, exports) {
   const parts = [bytes.subarray(0, 8)];
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at];
-    const [size, start] = leb(bytes, at + 1);
-    const end = start + size;
-    if (id === 2 || id === 7) {
-      let [count, p] = leb(bytes, start);
-      const section = [...uleb(count)];
-      while (count--) {
-        if (id === 2) {
-          const [moduleLength, m] = leb(bytes, p);
-          const module = text.decode(bytes.subarray(m, m + moduleLength));
-          const [fieldLength, f] = leb(bytes, m + moduleLength);
-          const field = text.decode(bytes.subarray(f, f + fieldLength));
-          const description = f + fieldLength;
-          const next = importEnd(bytes, description);
-          const newField = module === GLUE_MODULE ? imports.get(field) ?? field : field;
-          section.push(...name(module), ...name(newField), ...bytes.subarray(description, next));
-          p = next;
-        } else {
-          const [fieldLength, f] = leb(bytes, p);
-          const field = text.decode(bytes.subarray(f, f + fieldLength));
-          const description = f + fieldLength;
-          const next = leb(bytes, description + 1)[1];
-          section.push(...name(exports.get(field) ?? field), ...bytes.subarray(description, next));
-          p = next;
-        }
-      }
-      parts.push(Uint8Array.from([id, ...uleb(section.length), ...section]));
-    } else {
+  for (const { id, at, start, end } of sections(bytes)) {
+    if (id !== 2 && id !== 7) {
       parts.push(bytes.subarray(at, end));
+      continue;
     }
-    at = end;
+    let [count, p] = readLeb(bytes, start);
+    const section = [...leb(count)];
+    while (count--) {
+      if (id === 2) {
+        const [moduleLength, m] = readLeb(bytes, p);
+        const module = text.decode(bytes.subarray(m, m + moduleLength));
+        const [fieldLength, f] = readLeb(bytes, m + moduleLength);
+        const field = text.decode(bytes.subarray(f, f + fieldLength));
+        const description = f + fieldLength;
+        const next = importEnd(bytes, description);
+        const newField = module === GLUE_MODULE ? imports.get(field) ?? field : field;
+        section.push(...name(module), ...name(newField), ...bytes.subarray(description, next));
+        p = next;
+      } else {
+        const [fieldLength, f] = readLeb(bytes, p);
+        const field = text.decode(bytes.subarray(f, f + fieldLength));
+        const description = f + fieldLength;
+        const next = readLeb(bytes, description + 1)[1];
+        section.push(...name(exports.get(field) ?? field), ...bytes.subarray(description, next));
+        p = next;
+      }
+    }
+    parts.push(Uint8Array.from([id, ...leb(section.length), ...section]));
   }
   return Buffer.concat(parts);
 }
