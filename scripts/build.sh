@@ -47,7 +47,7 @@ for t in web bundler node; do
   wasm-bindgen --target "$target" --out-dir "$out/$t" --out-name agentwire "$wasm"
 done
 # wasm-opt from the npm package binaryen (Debian's binaryen 108 produces modules that crash); then
-# the functions ordered so that similar ones are adjacent (scripts/order-functions.mjs: −11 KB
+# the functions ordered so that similar ones are adjacent (scripts/order-functions.mjs: −14.5 KB
 # gzipped) and `-Oz` again, which keeps that order and writes Binaryen's compact Stack IR. The three
 # targets' modules are the same bytes (wasm-bindgen differs in the glue only): the web one is
 # optimized and copied, and a target whose module differs is optimized on its own.
@@ -69,7 +69,7 @@ for t in bundler node; do
     cp "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"
   fi
 done
-# The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −4.9 KB
+# The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −5.2 KB
 # gzipped (scripts/shorten-names.mjs).
 node scripts/shorten-names.mjs "$out"
 # The glue wasm-bindgen wrote (each target's agentwire*.js and the snippets it imports) minified with

@@ -1,13 +1,14 @@
 // Shortens the names by which the wasm module and wasm-bindgen's glue call each other.
 // Usage: node scripts/shorten-names.mjs PKG_OUT   (run by scripts/build.sh before the glue is
-// minified: PKG_OUT holds web/, bundler/ and node/, each with agentwire_bg.wasm and its glue)
+// minified: PKG_OUT holds web/, and bundler/ and node/ unless only web/ was built, each with
+// agentwire_bg.wasm and its glue)
 //
 // wasm-bindgen names the module's imports after the JavaScript they call plus a 16-digit hash
 // (`__wbg_call_a410eb4b59ed5965`) and its exports after the Rust item (`structuredmessage_fromBody`,
 // `wasm_bindgen_…___convert__closures_____invoke___…` of 200 characters and more). Each name is
 // written twice: in the module's import or export section and in the glue. terser cannot shorten
 // them (they are property names), and the hashes do not compress: renamed `_a`, `_b`, … they take
-// 4.9 KB off the default build's wasm + glue gzipped.
+// 5.2 KB off the default build's wasm + glue gzipped.
 //
 // What is renamed: every import of the glue's own module (`./agentwire_bg.js`; a snippet's
 // imports keep their names, which its file exports) and every export but `memory`. Where:
@@ -21,7 +22,7 @@
 // The script fails if the glue does not look as expected (an import not named exactly once, a
 // property of an export's name read from anything but `wasm`), so that a new wasm-bindgen cannot
 // break it silently.
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { leb, readLeb, sections } from "./wasm-binary.mjs";
 
@@ -135,6 +136,7 @@ const typePattern = new RegExp(`(\\breadonly |\\bexport const )(${alternatives(e
 
 for (const target of ["web", "bundler", "node"]) {
   const dir = join(out, target);
+  if (!existsSync(dir)) continue; // the variants bench builds web/ alone
   const wasmFile = join(dir, "agentwire_bg.wasm");
   writeFileSync(wasmFile, renamed(readFileSync(wasmFile), imports, exports));
   const defined = new Map();

@@ -1,11 +1,11 @@
 // Size against speed of other optimization settings of the same sources (run.mjs's `variants`
 // group), each compiled by scripts/cargo-wasm.sh (the package's toolchain and flags) and built
-// through wasm-bindgen, `wasm-opt -Oz`, the functions ordered for gzip and `-Oz` again, as
-// scripts/build.sh does, and timed in Node beside the shipped build (pkg/web) on the corpus,
-// interleaved. Nothing here changes the
-// package. With fat LTO the whole module is optimized again at the level of the crate that links it
-// (agentwire), so agentwire's level is what counts: serde_json at "z" instead of 3 measured the same
-// size and speed (2026-11-21).
+// through wasm-bindgen, `wasm-opt -Oz`, the functions ordered for gzip, `-Oz` again and the names
+// between module and glue shortened, as scripts/build.sh does (the glue is not minified), and
+// timed in Node beside the shipped build (pkg/web) on the corpus, interleaved. Nothing here
+// changes the package. With fat LTO the whole module is optimized again
+// at the level of the crate that links it (agentwire), so agentwire's level is what counts:
+// serde_json at "z" instead of 3 measured the same size and speed (2026-11-21).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,13 +47,15 @@ function build(name, v, say) {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const wasm = join(targetDir, "wasm32-unknown-unknown/release/agentwire_wasm.wasm");
-  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--out-name", "agentwire", wasm]);
-  const file = join(dir, "agentwire_bg.wasm");
+  const web = join(dir, "web");
+  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", web, "--out-name", "agentwire", wasm]);
+  const file = join(web, "agentwire_bg.wasm");
   const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
   execFileSync(wasmOpt, ["-Oz", file, "-o", file]);
   execFileSync(process.execPath, [join(root, "scripts/order-functions.mjs"), file, file]);
   execFileSync(wasmOpt, ["-Oz", file, "-o", file]);
-  return dir;
+  execFileSync(process.execPath, [join(root, "scripts/shorten-names.mjs"), dir]);
+  return web;
 }
 
 /** Builds the variants and times them, with the anchors, in a child process (this file's second mode). */

@@ -1,10 +1,10 @@
 // The build's steps after wasm-opt, on the built package.
 //
 // scripts/order-functions.mjs, which orders the wasm module's functions for gzip, on the package's
-// module with its functions shuffled: the ordered module has the same
-// imports, exports and function signatures, validates, compresses better than the shuffled one, and is the
-// same bytes from one run to the next. That the ordered module behaves as before is what every other
-// test of the package shows: the package is built so.
+// module with its functions shuffled: the ordered module has the same imports, exports and
+// function signatures, validates, compresses better than the shuffled one, and is the same bytes
+// from one run to the next. That the ordered module behaves as before is what every other test of
+// the package shows: the package is built so.
 //
 // scripts/shorten-names.mjs, which renames what the module imports from its glue and exports to
 // `_a`, `_b`, …: no long name is left in the module or in the glue's raw exports' types (the other
