@@ -73,7 +73,8 @@ function sourceHash(extra) {
  * files for freshness, whatever this copy's sources are. Seen with two checkouts, 2026-11-22.) Returns { sizes } or { error } with the build's last output lines. Cached by source hash.
  *
  * `features` is what `AGENTWIRE_FEATURES` takes, optionally followed by `@size` or `@speed` for
- * `AGENTWIRE_OPT` (speed when absent); `default` is every feature (`default@size`).
+ * `AGENTWIRE_OPT` (speed when absent); `default` is every feature (`default@size`), `none` no feature
+ * (`AGENTWIRE_FEATURES=" "`).
  */
 export function featureBuild(features, say = () => {}) {
   const [wanted, opt = "speed"] = features.split("@");
@@ -84,7 +85,7 @@ export function featureBuild(features, say = () => {}) {
     const r = JSON.parse(readFileSync(cache, "utf8"));
     if (r.hash === hash) return r;
   }
-  say(`building the package with AGENTWIRE_FEATURES=${wanted} AGENTWIRE_OPT=${opt} (in ${relative(root, dir)})`);
+  say(`building the package with AGENTWIRE_FEATURES=${wanted === "none" ? '" "' : wanted} AGENTWIRE_OPT=${opt} (in ${relative(root, dir)})`);
   rmSync(dir, { recursive: true, force: true });
   const tree = join(dir, "tree");
   mkdirSync(tree, { recursive: true });
@@ -99,7 +100,7 @@ export function featureBuild(features, say = () => {}) {
   try {
     execFileSync("./scripts/build.sh", {
       cwd: tree,
-      env: { ...process.env, AGENTWIRE_FEATURES: wanted === "default" ? "" : wanted, AGENTWIRE_OPT: opt },
+      env: { ...process.env, AGENTWIRE_FEATURES: { default: "", none: " " }[wanted] ?? wanted, AGENTWIRE_OPT: opt },
       stdio: ["ignore", "pipe", "pipe"],
       maxBuffer: 64 * 1024 * 1024,
     });
