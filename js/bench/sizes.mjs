@@ -78,6 +78,7 @@ function sourceHash(extra) {
  */
 export function featureBuild(features, say = () => {}) {
   const [wanted, opt = "speed"] = features.split("@");
+  const cargoFeatures = wanted === "default" ? "" : wanted === "none" ? " " : wanted;
   const dir = join(benchDir, "features", features.replace(/[^a-z0-9-]+/g, "_") || "none");
   const cache = join(dir, "result.json");
   const hash = sourceHash(features);
@@ -85,7 +86,7 @@ export function featureBuild(features, say = () => {}) {
     const r = JSON.parse(readFileSync(cache, "utf8"));
     if (r.hash === hash) return r;
   }
-  say(`building the package with AGENTWIRE_FEATURES=${wanted === "none" ? '" "' : wanted} AGENTWIRE_OPT=${opt} (in ${relative(root, dir)})`);
+  say(`building the package with AGENTWIRE_FEATURES="${cargoFeatures}" AGENTWIRE_OPT=${opt} (in ${relative(root, dir)})`);
   rmSync(dir, { recursive: true, force: true });
   const tree = join(dir, "tree");
   mkdirSync(tree, { recursive: true });
@@ -100,7 +101,7 @@ export function featureBuild(features, say = () => {}) {
   try {
     execFileSync("./scripts/build.sh", {
       cwd: tree,
-      env: { ...process.env, AGENTWIRE_FEATURES: { default: "", none: " " }[wanted] ?? wanted, AGENTWIRE_OPT: opt },
+      env: { ...process.env, AGENTWIRE_FEATURES: cargoFeatures, AGENTWIRE_OPT: opt },
       stdio: ["ignore", "pipe", "pipe"],
       maxBuffer: 64 * 1024 * 1024,
     });
