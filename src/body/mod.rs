@@ -26,6 +26,7 @@ pub use validate::check_parts;
 pub use part::parts_json;
 
 use crate::error::ErrorCode;
+use crate::json::Quoted;
 use crate::pattern::PatternError;
 
 /// Errors of the body module: part names, schemas and reading a part's content. Every variant keeps
@@ -34,7 +35,7 @@ use crate::pattern::PatternError;
 #[non_exhaustive]
 pub enum BodyError {
     /// A part name breaks the [naming rules](validate_name).
-    #[error("invalid part name {name:?}: it {}", reason.describe())]
+    #[error("invalid part name {}: it {}", Quoted(name), reason.describe())]
     InvalidPartName {
         /// The name as given.
         name: String,
@@ -54,7 +55,7 @@ pub enum BodyError {
         index: usize,
     },
     /// A body schema of the wrong shape, or with a pattern that does not compile.
-    #[error("invalid body schema at {pointer:?}: {reason}")]
+    #[error("invalid body schema at {}: {reason}", Quoted(pointer))]
     InvalidSchema {
         /// JSON Pointer (RFC 6901) to the offending value in the schema, e.g. `/parts/2/name`.
         pointer: String,
@@ -117,7 +118,11 @@ pub enum BodyError {
         name: Option<String>,
     },
     /// The part's `contentEncoding` is neither `plain` nor `base64`.
-    #[error("part {} has unknown content encoding {encoding:?}", label(name))]
+    #[error(
+        "part {} has unknown content encoding {}",
+        label(name),
+        Quoted(encoding)
+    )]
     UnknownContentEncoding {
         /// The part's name (`None` for an unnamed part).
         name: Option<String>,
@@ -125,7 +130,7 @@ pub enum BodyError {
         encoding: String,
     },
     /// No part of the body has this name ([`Body::part`]).
-    #[error("no part is named {name:?}")]
+    #[error("no part is named {}", Quoted(name))]
     PartNotFound {
         /// The name asked for.
         name: String,

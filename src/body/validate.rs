@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use super::names::check;
 use super::query::decode_base64;
 use super::{Body, ContentEncoding, Part, PartStatus, Violation, ViolationCode};
+use crate::json::Quoted;
 
 /// Checks the part model of a body. Returns every violation, in part order; empty when the body
 /// is well formed.
@@ -65,7 +66,8 @@ pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Viola
                     i,
                     part,
                     format!(
-                        "part {i}: invalid part name {name:?}: it {}{at}",
+                        "part {i}: invalid part name {}: it {}{at}",
+                        Quoted(name),
                         reason.describe()
                     ),
                 ));
@@ -102,7 +104,10 @@ pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Viola
                 ViolationCode::UnknownContentEncoding,
                 i,
                 part,
-                format!("{label}: unknown content encoding {e:?} (expected plain or base64)"),
+                format!(
+                    "{label}: unknown content encoding {} (expected plain or base64)",
+                    Quoted(e)
+                ),
             )),
             ContentEncoding::Base64 if complete => {
                 if let Some(Err((reason, _))) = part.content.as_deref().map(decode_base64) {
@@ -122,8 +127,8 @@ pub fn check_parts(parts: &mut dyn Iterator<Item = (usize, &Part)>) -> Vec<Viola
                 i,
                 part,
                 format!(
-                    "{label}: content type {:?} is not a MIME type (type/subtype)",
-                    part.content_type
+                    "{label}: content type {} is not a MIME type (type/subtype)",
+                    Quoted(&part.content_type)
                 ),
             ));
         }

@@ -103,6 +103,7 @@ pub use change::{changes_json, PartialChange, PathSegment};
 pub use partial::{PartialJson, PartialJsonLimits, MAX_PARTIAL_NUMBER_LEN};
 
 use crate::error::ErrorCode;
+use agentwire_core::json::QuotedChar;
 
 /// Why incremental JSON parsing failed. Offsets are 0-based and count UTF-8 bytes from the start of
 /// the whole text (all pushes together).
@@ -112,7 +113,7 @@ pub enum PartialJsonError {
     /// The text is not JSON ([RFC 8259] grammar): `found` is not what can come at `offset`.
     ///
     /// [RFC 8259]: https://www.rfc-editor.org/rfc/rfc8259#section-2
-    #[error("invalid JSON at byte {offset}: expected {expected}, found {found:?}")]
+    #[error("invalid JSON at byte {offset}: expected {expected}, found {}", QuotedChar(*found))]
     Syntax {
         /// Byte offset of the offending character.
         offset: usize,
@@ -147,7 +148,7 @@ pub enum PartialJsonError {
         size: usize,
     },
     /// Something other than whitespace after the complete value.
-    #[error("trailing characters after the JSON value at byte {offset}: found {found:?}")]
+    #[error("trailing characters after the JSON value at byte {offset}: found {}", QuotedChar(*found))]
     TrailingCharacters {
         /// Byte offset of the first trailing character.
         offset: usize,

@@ -4,6 +4,7 @@
 //! streamed tool arguments (`PartialJson`) is compiled with the rest of agentwire, for size. Use
 //! it through `agentwire::json`, which documents it.
 
+mod error;
 mod fields;
 mod number;
 pub(crate) mod scan;
@@ -12,6 +13,7 @@ mod text;
 mod tree;
 pub(crate) mod write;
 
+pub use error::{invalid_type, Quoted, QuotedChar, ReadError};
 pub use fields::{same_reading, Fields};
 pub use syntax::syntax_error;
 pub use text::{from_text, Text};

@@ -11,7 +11,8 @@
 //! of serde_json's text reader, whose number reading (with the exact float reading of its
 //! `float_roundtrip`) was the larger part of it. For text that is not JSON it reports
 //! `parse_value`'s error (serde_json's syntax error, with its position), found by reading the
-//! text again; a wrong shape gets serde's error without a position, as from a tree.
+//! text again; a wrong shape gets serde's error without a position, as from a tree (through
+//! [`ReadError`](super::ReadError), as there).
 
 use std::borrow::Cow;
 
@@ -20,7 +21,9 @@ use serde::de::{
     Unexpected, VariantAccess, Visitor,
 };
 use serde::Deserialize;
-use serde_json::{Error, Value};
+use serde_json::Value;
+
+use super::ReadError as Error;
 
 use super::scan;
 
@@ -31,7 +34,7 @@ use super::scan;
 /// error; for JSON that is not a `T`, serde's error (e.g. ``missing field `role` ``, `invalid
 /// type: integer `1`, expected a string`), with no line or column.
 #[doc(hidden)]
-pub fn from_text<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
+pub fn from_text<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, serde_json::Error> {
     let mut de = Text {
         text,
         i: 0,
@@ -39,14 +42,14 @@ pub fn from_text<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
     };
     match T::deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
         Ok(v) => Ok(v),
-        Err(e) => Err(syntax_or(text, e)),
+        Err(e) => Err(syntax_or(text, e.0)),
     }
 }
 
 /// The syntax error of `text`, if it is not JSON; else `e`.
 #[cold]
 #[inline(never)]
-fn syntax_or(text: &str, e: Error) -> Error {
+fn syntax_or(text: &str, e: serde_json::Error) -> serde_json::Error {
     match super::parse_value(text) {
         Err(syntax) => syntax,
         Ok(_) => e,

@@ -10,7 +10,9 @@
 //!
 //! Everything else is serde_json's `impl Deserializer for Value` (serde_json 1.0, `value/de.rs`):
 //! the same visitor calls for each kind of value, the same errors with the same messages
-//! (`serde_json::Error`, `is_data`, no line or column), tuples and sequences from arrays, enums
+//! (`serde_json::Error`, `is_data`, no line or column; reported through
+//! [`ReadError`](super::ReadError), which quotes a string in a message as JSON writes it, where
+//! serde wrote it with `{:?}`), tuples and sequences from arrays, enums
 //! from a string or an object of one member. A map key is read as a string value is: keys of
 //! another type (`BTreeMap<u32, _>`, which serde_json reads from keys such as `"7"`) are refused;
 //! no type read from a tree has them. A property test checks it against serde_json's reader on
@@ -20,7 +22,9 @@ use serde::de::{
     DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, Error as _, MapAccess, SeqAccess,
     Unexpected, VariantAccess, Visitor,
 };
-use serde_json::{Error, Map, Value};
+use serde_json::{Map, Value};
+
+use super::ReadError as Error;
 
 /// Reads a `T` from `value` (see the [module documentation](self)). Not API.
 ///
@@ -28,8 +32,8 @@ use serde_json::{Error, Map, Value};
 /// serde's error for a tree that is not a `T`, with serde_json's messages, e.g. ``missing field
 /// `name` ``, `invalid type: integer `1`, expected a string`.
 #[doc(hidden)]
-pub fn from_tree<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
-    T::deserialize(Tree(value))
+pub fn from_tree<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error> {
+    Ok(T::deserialize(Tree(value))?)
 }
 
 /// An owned `Value` as a serde `Deserializer` (see the [module documentation](self)). Not API.
@@ -88,11 +92,26 @@ fn visit_object<'de, V: Visitor<'de>>(
     }
 }
 
+/// A number, as serde_json's `Number` visits it (`u64`, else `i64`, else `f64`), with this
+/// reader's error.
+fn visit_number<'de, V: Visitor<'de>>(
+    n: serde_json::Number,
+    visitor: V,
+) -> Result<V::Value, Error> {
+    if let Some(u) = n.as_u64() {
+        visitor.visit_u64(u)
+    } else if let Some(i) = n.as_i64() {
+        visitor.visit_i64(i)
+    } else {
+        visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
 macro_rules! number {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
             match self.0 {
-                Value::Number(n) => n.deserialize_any(visitor),
+                Value::Number(n) => visit_number(n, visitor),
                 _ => self.invalid(&visitor),
             }
         }
@@ -106,7 +125,7 @@ impl<'de> Deserializer<'de> for Tree {
         match self.0 {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
-            Value::Number(n) => n.deserialize_any(visitor),
+            Value::Number(n) => visit_number(n, visitor),
             Value::String(s) => visitor.visit_string(s),
             Value::Array(a) => visit_array(a, visitor),
             Value::Object(o) => visit_object(o, visitor),

@@ -48,13 +48,14 @@ pub use state::{Run, RunMessage};
 
 use crate::body::{BodyError, Violation};
 use crate::error::ErrorCode;
+use agentwire_core::json::Quoted;
 
 /// Errors of communication schemas and runs. Every one keeps the input it is about.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
     /// A communication schema's JSON has the wrong shape.
-    #[error("invalid communication schema at {pointer:?}: {reason}")]
+    #[error("invalid communication schema at {}: {reason}", Quoted(pointer))]
     InvalidSchema {
         /// JSON Pointer (RFC 6901) to the offending value, e.g. `/running/0/party`.
         pointer: String,
@@ -62,7 +63,7 @@ pub enum RunError {
         reason: String,
     },
     /// A transition's `schema` is not a valid body schema.
-    #[error("invalid body schema at {pointer:?}: {error}")]
+    #[error("invalid body schema at {}: {error}", Quoted(pointer))]
     InvalidBodySchema {
         /// JSON Pointer to the transition's `schema`, e.g. `/idle/0/schema`.
         pointer: String,

@@ -141,7 +141,7 @@ pub use streamed::StreamedArguments;
 
 use crate::error::ErrorCode;
 use crate::json::PathSegment;
-use agentwire_core::json::Fields;
+use agentwire_core::json::{Fields, Quoted};
 
 /// The most problems one validation lists.
 pub const MAX_PROBLEMS: usize = 50;
@@ -309,7 +309,7 @@ impl ProblemKind {
         use serde::de::Error as _;
         let Value::String(name) = value else {
             let unexpected = agentwire_core::json::unexpected(&value);
-            return Err(serde_json::Error::invalid_type(unexpected, &"a string"));
+            return Err(agentwire_core::json::invalid_type(unexpected, &"a string"));
         };
         Self::NAMES
             .iter()
@@ -484,7 +484,10 @@ pub enum SchemaError {
         value: Value,
     },
     /// A local `$ref` whose target does not exist.
-    #[error("$ref {reference:?} at '{pointer}' points to nothing in the schema")]
+    #[error(
+        "$ref {} at '{pointer}' points to nothing in the schema",
+        Quoted(reference)
+    )]
     UnresolvedRef {
         /// Where the `$ref` is.
         pointer: String,
@@ -507,7 +510,7 @@ pub enum SchemaError {
         limit: usize,
     },
     /// The tool's name is empty.
-    #[error("invalid tool name {name:?}: {reason}")]
+    #[error("invalid tool name {}: {reason}", Quoted(name))]
     InvalidToolName {
         /// The name given.
         name: String,

@@ -445,9 +445,10 @@ impl<'a> Compiler<'a> {
                             at,
                             keyword,
                             format!(
-                                "`$ref` {reference:?} is not a local JSON Pointer (`#/…`): \
+                                "`$ref` {} is not a local JSON Pointer (`#/…`): \
                                  remote and anchor references are not supported, so it is not \
-                                 checked"
+                                 checked",
+                                agentwire_core::json::Quoted(reference)
                             ),
                         ),
                     }

@@ -383,7 +383,8 @@ impl JsBodySchema {
             invalid_argument(
                 "name",
                 &format!(
-                    "no built-in schema {name:?} (known: {})",
+                    "no built-in schema {} (known: {})",
+                    agentwire_core::json::Quoted(name),
                     builtin::NAMES.join(", ")
                 ),
             )

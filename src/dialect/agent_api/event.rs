@@ -134,7 +134,7 @@ impl<'a> RawEvent<'a> {
     #[inline] // Cold: see `Assembler::new`.
     pub(crate) fn parse(data: &'a str) -> Result<Self, AgentApiError> {
         crate::json::parse_value(data)
-            .and_then(|tree| RawEvent::deserialize(crate::json::Tree(tree)))
+            .and_then(|tree| Ok(RawEvent::deserialize(crate::json::Tree(tree))?))
             .map_err(|e| AgentApiError::from_json(e, data))
     }
 
