@@ -44,8 +44,15 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
 /// line and column, which would point into the stringified text), or cannot be stringified
 /// (`BigInt`, cycles).
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    agentwire_core::json::from_tree(js_tree(value, what)?)
-        .map_err(|e| invalid(what, &e.to_string()))
+    agentwire_core::json::from_tree(js_tree(value, what)?).map_err(|e| shape_error(what, &e))
+}
+
+/// [`from_js`]'s error for a value of the wrong shape. Not inlined: compiled once, not in each
+/// instance of `from_js`.
+#[cold]
+#[inline(never)]
+fn shape_error(what: &str, e: &serde_json::Error) -> JsValue {
+    invalid(what, &e.to_string())
 }
 
 /// The tree [`from_js`] reads its type from; `undefined` is `null`. Not inlined: the part of

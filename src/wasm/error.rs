@@ -22,9 +22,20 @@ pub fn set_error_factory(factory: Function) {
 }
 
 /// An error object for a core error.
-pub(crate) fn js_error(e: &(impl ErrorCode + ?Sized)) -> JsValue {
-    let details = super::convert::to_js(&e.details()).unwrap_or(JsValue::NULL);
-    make(e.code(), &e.to_string(), details)
+pub(crate) fn js_error(e: &impl ErrorCode) -> JsValue {
+    error_object(e.code(), e, e.details())
+}
+
+/// The part of [`js_error`] that does not depend on the error's type, compiled once: the message
+/// is written through `Display`'s vtable, not by a `to_string` compiled per error type.
+#[inline(never)]
+fn error_object(
+    code: &str,
+    message: &dyn std::fmt::Display,
+    details: serde_json::Value,
+) -> JsValue {
+    let details = super::convert::to_js(&details).unwrap_or(JsValue::NULL);
+    make(code, &message.to_string(), details)
 }
 
 /// An error object for a core error, with `key: extra` added to its details (e.g. the partial
