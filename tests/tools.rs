@@ -6,8 +6,8 @@ mod common;
 
 use agentwire::json::PathSegment;
 use agentwire::tool::{
-    ArgumentProblem, CompiledSchema, ProblemKind, SchemaError, ToolDefinition, ToolError,
-    ToolErrorType, ToolRegistry, MAX_PROBLEMS,
+    ArgumentProblem, CompiledSchema, ProblemKind, SchemaError, SchemaWarning, ToolDefinition,
+    ToolError, ToolErrorType, ToolRegistry, MAX_PROBLEMS,
 };
 use agentwire::ErrorCode;
 use proptest::prelude::*;
@@ -760,14 +760,23 @@ fn bad_refs_are_refused_when_compiled() {
     }
 }
 
-#[test]
-fn unsupported_keywords_are_reported_with_pointers() {
-    let mut tools = ToolRegistry::new();
-    let warnings = tools
+/// Registers the tool `t` (no description) with `parameters`, which must compile; its warnings.
+fn register_t(tools: &mut ToolRegistry, parameters: Value) -> Vec<SchemaWarning> {
+    tools
         .register(ToolDefinition {
             name: "t".into(),
             description: String::new(),
-            parameters: json!({
+            parameters,
+        })
+        .unwrap()
+}
+
+#[test]
+fn unsupported_keywords_are_reported_with_pointers() {
+    let mut tools = ToolRegistry::new();
+    let warnings = register_t(
+        &mut tools,
+        json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$id": "https://example.com/t",
                 "title": "T",
@@ -781,9 +790,8 @@ fn unsupported_keywords_are_reported_with_pointers() {
                 },
                 "patternProperties": {"^x-": {"type": "string"}},
                 "additionalProperties": false,
-            }),
-        })
-        .unwrap();
+        }),
+    );
     let got: Vec<(&str, &str)> = warnings
         .iter()
         .map(|w| (w.pointer.as_str(), w.keyword.as_str()))
@@ -831,16 +839,13 @@ fn unsupported_keywords_are_reported_with_pointers() {
 #[test]
 fn prefix_items_are_reported_as_not_checked() {
     let mut tools = ToolRegistry::new();
-    let warnings = tools
-        .register(ToolDefinition {
-            name: "t".into(),
-            description: String::new(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"pair": {"prefixItems": [{"type": "string"}], "items": false}},
-            }),
-        })
-        .unwrap();
+    let warnings = register_t(
+        &mut tools,
+        json!({
+            "type": "object",
+            "properties": {"pair": {"prefixItems": [{"type": "string"}], "items": false}},
+        }),
+    );
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].pointer, "/properties/pair/prefixItems");
     assert_eq!(
