@@ -777,19 +777,19 @@ fn unsupported_keywords_are_reported_with_pointers() {
     let warnings = register_t(
         &mut tools,
         json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$id": "https://example.com/t",
-                "title": "T",
-                "type": "object",
-                "properties": {
-                    "email": {"type": "string", "format": "email", "pattern": "^.+@.+$", "examples": ["a@b"]},
-                    "when": {"if": {"type": "string"}, "then": {"minLength": 1}},
-                    "meta": {"nullable": true, "default": null},
-                    "remote": {"$ref": "https://example.com/schema.json"},
-                    "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
-                },
-                "patternProperties": {"^x-": {"type": "string"}},
-                "additionalProperties": false,
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/t",
+            "title": "T",
+            "type": "object",
+            "properties": {
+                "email": {"type": "string", "format": "email", "pattern": "^.+@.+$", "examples": ["a@b"]},
+                "when": {"if": {"type": "string"}, "then": {"minLength": 1}},
+                "meta": {"nullable": true, "default": null},
+                "remote": {"$ref": "https://example.com/schema.json"},
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+            },
+            "patternProperties": {"^x-": {"type": "string"}},
+            "additionalProperties": false,
         }),
     );
     let got: Vec<(&str, &str)> = warnings
