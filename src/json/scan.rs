@@ -510,17 +510,18 @@ pub(crate) fn eq_words(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    let word = |w: &[u8]| w.try_into().map_or(0, u64::from_ne_bytes);
     let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
     for (x, y) in (&mut wa).zip(&mut wb) {
-        let word = |w: &[u8]| w.try_into().map_or(0, u64::from_ne_bytes);
         if word(x) != word(y) {
             return false;
         }
     }
-    wa.remainder()
-        .iter()
-        .zip(wb.remainder())
-        .all(|(x, y)| x == y)
+    match a.len().checked_sub(8) {
+        // The bytes after the last whole word: the last eight bytes, as one more word.
+        Some(last) => a.get(last..).map(word) == b.get(last..).map(word),
+        None => wa.remainder() == wb.remainder(),
+    }
 }
 
 /// Scans a number starting at `i`; returns its end if it matches the JSON grammar
@@ -784,14 +785,8 @@ impl<'a> Members<'a> {
         // Value.
         let (value, next) = match *b.get(i)? {
             b'"' => {
-                let (end, escaped, ascii) = scan_string(b, i)?;
-                let s = if escaped {
-                    let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
-                    Cow::Owned(unescape(quoted)?)
-                } else {
-                    Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
-                };
-                (Scanned::Str(s), end + 1)
+                let (s, end) = string_at_quote(b, i)?;
+                (Scanned::Str(s), end)
             }
             b'{' | b'[' => {
                 let end = skip_nested(b, i, 1, self.max_depth)?;
@@ -807,15 +802,7 @@ impl<'a> Members<'a> {
                 // Up to 19 digits always fit a u64, so the loop multiplies without an overflow
                 // check (on wasm32 a checked 64-bit multiply is a call to a 128-bit multiply);
                 // longer runs of digits are read again with the check.
-                let mut end = i;
-                let mut n = 0u64;
-                while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
-                    n = n.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                    end += 1;
-                }
-                let plain = end > i
-                    && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
-                    && (end == i + 1 || b.get(i) != Some(&b'0'));
+                let (n, mut end, plain) = digits_at(b, i);
                 let value = if plain {
                     if end - i <= 19 {
                         Scanned::UInt(n)
@@ -852,6 +839,41 @@ impl<'a> Members<'a> {
         self.i = skip_ws(b, next);
         Some(value)
     }
+}
+
+/// The JSON string whose opening quote is `b[i]`, as [`Members::value`] reads it (borrowed when
+/// it has no escape, its UTF-8 checked), and the index just past its closing quote; `None` when
+/// it is unterminated, malformed or not UTF-8. Also the reader of a learned event layout's string
+/// values (`agent_api::shape`), which must read them exactly as `value` does.
+#[inline(always)]
+pub(crate) fn string_at_quote(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize)> {
+    let (end, escaped, ascii) = scan_string(b, i)?;
+    let s = if escaped {
+        let quoted = std::str::from_utf8(b.get(i..=end)?).ok()?;
+        Cow::Owned(unescape(quoted)?)
+    } else {
+        Cow::Borrowed(checked_str(b.get(i + 1..end)?, ascii)?)
+    };
+    Some((s, end + 1))
+}
+
+/// The run of ASCII digits at `b[i]`: its value (wrapping: exact up to 19 digits), the index
+/// just past it, and whether it is a plain non-negative integer (at least one digit, no leading
+/// zero unless it is `0`, no fraction or exponent after it). As [`Members::value`] reads a
+/// number's first digits; also the reader of a learned event layout's integers
+/// (`agent_api::shape`).
+#[inline(always)]
+pub(crate) fn digits_at(b: &[u8], i: usize) -> (u64, usize, bool) {
+    let mut end = i;
+    let mut n = 0u64;
+    while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
+        n = n.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+        end += 1;
+    }
+    let plain = end > i
+        && !matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+        && (end == i + 1 || b.get(i) != Some(&b'0'));
+    (n, end, plain)
 }
 
 /// The elements of a JSON array of objects inside a text, read in place: [`Elements::element`]

@@ -10,6 +10,7 @@ use super::event::{error_info, RawEvent};
 use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, RunStatus,
 };
+use super::shape::DeltaShape;
 use super::split::{self, SplitUpdates};
 use super::AgentApiError;
 use crate::error::ErrorCode;
@@ -293,6 +294,9 @@ pub struct Assembler {
     halting: bool,
     /// The stream was ended by strict mode, a stream limit or an abort: input is ignored.
     stopped: bool,
+    /// The layout of this stream's text deltas, which reads most events without the scan of
+    /// their members (see `shape`).
+    shape: DeltaShape,
     /// Ids of the messages released ([`AssemblerOptions::retain_messages`] `false`), as keys (the
     /// values are unused): a map of the type of `ids`, where a `HashSet<String>` compiled the hash
     /// table's code once more for its own entry type.
@@ -342,6 +346,7 @@ impl Assembler {
             cursor: EventCursor::new(),
             halting: false,
             stopped: false,
+            shape: DeltaShape::default(),
             released: HashMap::new(),
             full_parser: parse_event,
             other_events: Assembler::push_other,
@@ -490,7 +495,11 @@ impl Assembler {
         // and moving it cost more than reading a small event.)
         let text;
         let mut raw = RawEvent::default();
-        if !raw.scan_into(data, max_depth) {
+        if self.shape.read(data, &mut raw) {
+            // A text delta of the layout learned (see `shape`): read as `scan_into` reads it.
+        } else if raw.scan_into(data, max_depth) {
+            self.shape.learn(data, &raw, max_depth);
+        } else {
             // WHATWG HTML §9.2.6: the stream is decoded with "UTF-8 decode" (invalid sequences
             // replaced), which the fast path leaves to here.
             text = crate::sse::utf8_decode(data);

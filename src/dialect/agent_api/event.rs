@@ -559,7 +559,7 @@ fn take_extra(rest: &mut Option<Rest>) -> JsonMap {
 /// The keys of a text delta, the members nearly every event has, which [`RawEvent::scan_into`]
 /// reads in its scanning loop.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum DeltaKey {
+pub(super) enum DeltaKey {
     Object,
     SequenceNumber,
     Status,

@@ -28,6 +28,7 @@ mod build;
 mod event;
 mod model;
 mod request;
+mod shape;
 mod split;
 
 pub use assemble::{AgentStream, Assembler, AssemblerOptions, Severity, StreamUpdate};

@@ -1,0 +1,446 @@
+//! The layout of a stream's text deltas, learned from one and matched against the next: the
+//! event reader's shortcut for the event nearly every event is.
+//!
+//! A server writes each text delta with the same members in the same order, and most of their
+//! values the same (agentscope-runtime 1.1.6:
+//! `{"sequence_number":3,"object":"content","status":"in_progress","error":null,"type":"text",`
+//! `"index":0,"delta":true,"msg_id":"msg_…","text":"hello"}`): only the sequence number, the index,
+//! the message id and the text vary. [`DeltaShape::learn`] takes the bytes of a text delta that
+//! [`RawEvent::scan_into`] read as the literal text between those four values (keys, separators,
+//! whitespace and the values that do not vary, such as `"object":"content"`), and
+//! [`DeltaShape::read`] reads a later event by comparing its bytes with that literal text a word
+//! at a time, reading only the four values in between. Whatever differs (another member, another
+//! order, other whitespace, a `null` where a number was, a status that changed) makes `read`
+//! decline, and the event is read by `scan_into` as before.
+//!
+//! Where `read` answers, it answers as `scan_into` does: the literal text is byte for byte that of
+//! an event `scan_into` read, its members' values are the ones `scan_into` read there, and the
+//! values in between are read by the functions `scan_into` reads them with
+//! ([`string_at_quote`], [`digits_at`]), accepting only what `scan_into` accepts (a plain
+//! integer of up to 19 digits, an index that fits `u32`, a string; anything else declines).
+//! The tests compare the two on generated events.
+
+use std::borrow::Cow;
+
+use super::event::{DeltaKey, RawEvent, Rest};
+use super::model::RunStatus;
+use crate::json::scan::{digits_at, eq_words, string_at_quote, Key, Members};
+use crate::wire::CowStr;
+
+/// A member whose value varies from delta to delta, read between two pieces of the literal text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Slot {
+    SequenceNumber,
+    Index,
+    MsgId,
+    Text,
+}
+
+/// A stream's text-delta layout (see the module note). Empty until a text delta is learned.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeltaShape {
+    /// The event's bytes but the varying values, one piece after another: ASCII.
+    literal: Vec<u8>,
+    /// Per varying value, in order: the length of the literal piece before it, and its member.
+    /// The piece after the last value is the rest of `literal`.
+    slots: Vec<(usize, Slot)>,
+    /// What the members in the literal text give the event: `type` is `"text"` (else absent),
+    /// `status` and `delta` as read (`object` is always `"content"`); `rest` is an empty
+    /// [`Rest`] when a member other than a text delta's is there, `null` (agentscope-runtime's
+    /// `"error":null`).
+    kind_text: bool,
+    rest: bool,
+    status: Option<RunStatus>,
+    delta: Option<bool>,
+    /// Events read by the layout, and layouts learned: learning stops while they do not pay (a
+    /// server that orders members differently from event to event).
+    hits: u32,
+    learned: u32,
+}
+
+impl DeltaShape {
+    /// Reads `data` into `raw` (a [`RawEvent::default`]) if it has the learned layout, as
+    /// [`RawEvent::scan_into`] would; `false` (and `raw` untouched) if it does not.
+    #[inline]
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
+    pub(crate) fn read<'a>(&mut self, data: &'a [u8], raw: &mut RawEvent<'a>) -> bool {
+        if self.literal.is_empty() {
+            return false;
+        }
+        let hit = self.read_into(data, raw).is_some();
+        self.hits = self.hits.saturating_add(u32::from(hit));
+        hit
+    }
+
+    fn read_into<'a>(&self, data: &'a [u8], raw: &mut RawEvent<'a>) -> Option<()> {
+        let (mut at, mut lit) = (0, 0);
+        let (mut sequence_number, mut index, mut msg_id, mut text) = (None, None, None, None);
+        for &(len, slot) in &self.slots {
+            let piece = self.literal.get(lit..lit + len)?;
+            if !eq_words(data.get(at..at + len)?, piece) {
+                return None;
+            }
+            at += len;
+            lit += len;
+            match slot {
+                Slot::SequenceNumber | Slot::Index => {
+                    let (n, end, plain) = digits_at(data, at);
+                    if !plain || end - at > 19 {
+                        return None;
+                    }
+                    if slot == Slot::Index {
+                        index = Some(u32::try_from(n).ok()?);
+                    } else {
+                        sequence_number = Some(n);
+                    }
+                    at = end;
+                }
+                Slot::MsgId | Slot::Text => {
+                    if data.get(at) != Some(&b'"') {
+                        return None;
+                    }
+                    let (s, end) = string_at_quote(data, at)?;
+                    if slot == Slot::Text {
+                        text = Some(CowStr(s));
+                    } else {
+                        msg_id = Some(CowStr(s));
+                    }
+                    at = end;
+                }
+            }
+        }
+        if !eq_words(data.get(at..)?, self.literal.get(lit..)?) {
+            return None;
+        }
+        // Field by field: `raw` is a default event, and much of it is `rest`, left `None` here.
+        raw.object = Some(CowStr(Cow::Borrowed("content")));
+        raw.sequence_number = sequence_number;
+        raw.status = self.status.clone();
+        if self.kind_text {
+            raw.kind = Some(CowStr(Cow::Borrowed("text")));
+        }
+        raw.index = index;
+        raw.delta = self.delta;
+        raw.msg_id = msg_id;
+        raw.text = text;
+        if self.rest {
+            raw.rest = Some(Rest::default());
+        }
+        Some(())
+    }
+
+    /// After [`DeltaShape::read`] declined `data` and [`RawEvent::scan_into`] read it as `raw`:
+    /// learns its layout if it is a text delta (`object` `"content"`, `delta` true, `type` `"text"`
+    /// or absent, no member but a text delta's and those of [`NULL_MEMBERS`] that are `null`, none
+    /// of a text delta's twice), else keeps the one it has. After four layouts, a new one is
+    /// learned only once the layouts have read 64 events per layout learned: a server whose
+    /// members come in another order each time costs a failed compare per event, not a second
+    /// walk of every event.
+    #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
+    pub(crate) fn learn(&mut self, data: &[u8], raw: &RawEvent<'_>, max_depth: usize) {
+        let text_delta = raw.delta == Some(true)
+            && raw.object.as_ref().is_some_and(|o| o.0 == "content")
+            && raw.kind.as_ref().is_none_or(|k| k.0 == "text")
+            && !matches!(raw.status, Some(RunStatus::Other(_)));
+        if !text_delta || (self.learned >= 4 && self.hits / 64 < self.learned) {
+            return;
+        }
+        self.learned += 1;
+        let Some((literal, slots, rest)) = layout(data, max_depth) else {
+            return;
+        };
+        self.literal = literal;
+        self.slots = slots;
+        self.kind_text = raw.kind.is_some();
+        self.rest = rest;
+        self.status = raw.status.clone();
+        self.delta = raw.delta;
+    }
+}
+
+/// The members of [`Rest`] that a text delta may have as `null` in its layout's literal text:
+/// [`RawEvent::scan_into`] reads each of them, `null`, as absent, into an empty `Rest`.
+const NULL_MEMBERS: [&str; 21] = [
+    "error",
+    "id",
+    "role",
+    "content",
+    "output",
+    "code",
+    "message",
+    "usage",
+    "metadata",
+    "created_at",
+    "completed_at",
+    "session_id",
+    "image_url",
+    "data",
+    "format",
+    "file_url",
+    "file_id",
+    "filename",
+    "file_data",
+    "refusal",
+    "video_url",
+];
+
+/// The literal pieces and varying values of the event `data` (see [`DeltaShape`]), walked as
+/// [`RawEvent::scan_into`] walks it, and whether it has a member of [`NULL_MEMBERS`]: `None` for
+/// another member, a member of `NULL_MEMBERS` that is not `null`, or a text delta's member given
+/// twice. A sequence number or index that is a plain integer, and a message id or text that is a
+/// string, vary; every other value (`null` among them) is literal.
+#[allow(clippy::type_complexity)]
+fn layout(data: &[u8], max_depth: usize) -> Option<(Vec<u8>, Vec<(usize, Slot)>, bool)> {
+    let mut members = Members::starting(data, 0, false, max_depth)?;
+    let (mut literal, mut slots) = (Vec::new(), Vec::new());
+    let (mut from, mut seen, mut rest) = (0, 0u16, false);
+    // Every key scanned as a string and named here (no recognizer: `scan_into`'s is compiled
+    // into its loop alone), and every value skipped here (not by `Members::value`, whose reading
+    // of every kind of value would be compiled again for this cold path): only the kinds of
+    // value `scan_into` reads for these members, which it read in this event.
+    while let Some(key) = members.key(|_| None::<(DeltaKey, usize)>)? {
+        let Key::Other(name) = key else {
+            return None;
+        };
+        let at = members.position();
+        let first = *data.get(at)?;
+        let end = match first {
+            b'"' => string_at_quote(data, at)?.1,
+            b'0'..=b'9' => {
+                let (_, end, plain) = digits_at(data, at);
+                (plain && end - at <= 19).then_some(end)?
+            }
+            b't' if data.get(at..at + 4) == Some(b"true") => at + 4,
+            b'f' if data.get(at..at + 5) == Some(b"false") => at + 5,
+            b'n' if data.get(at..at + 4) == Some(b"null") => at + 4,
+            _ => return None,
+        };
+        members.resume(end);
+        let key = match name {
+            "object" => DeltaKey::Object,
+            "sequence_number" => DeltaKey::SequenceNumber,
+            "status" => DeltaKey::Status,
+            "type" => DeltaKey::Type,
+            "index" => DeltaKey::Index,
+            "delta" => DeltaKey::Delta,
+            "msg_id" => DeltaKey::MsgId,
+            "text" => DeltaKey::Text,
+            _ if first == b'n' && NULL_MEMBERS.contains(&name) => {
+                rest = true;
+                continue;
+            }
+            _ => return None,
+        };
+        let bit = 1u16 << key as u16;
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        let slot = match (key, first) {
+            (DeltaKey::SequenceNumber, b'0'..=b'9') => Slot::SequenceNumber,
+            (DeltaKey::Index, b'0'..=b'9') => Slot::Index,
+            (DeltaKey::MsgId, b'"') => Slot::MsgId,
+            (DeltaKey::Text, b'"') => Slot::Text,
+            _ => continue, // literal
+        };
+        literal.extend_from_slice(data.get(from..at)?);
+        slots.push((at - from, slot));
+        from = end;
+    }
+    literal.extend_from_slice(data.get(from..)?);
+    literal.is_ascii().then_some((literal, slots, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The event `data` as `scan_into` reads it (its `Debug` form), or `None`.
+    fn scanned(data: &str) -> Option<String> {
+        let mut raw = RawEvent::default();
+        raw.scan_into(data.as_bytes(), 64)
+            .then(|| format!("{raw:?}"))
+    }
+
+    /// A layout learned from `first` (which must be read by `scan_into`).
+    fn learned(first: &str) -> DeltaShape {
+        let mut raw = RawEvent::default();
+        assert!(raw.scan_into(first.as_bytes(), 64), "{first}");
+        let mut shape = DeltaShape::default();
+        shape.learn(first.as_bytes(), &raw, 64);
+        shape
+    }
+
+    /// `data` as the layout reads it (its `Debug` form), or `None`.
+    fn read(shape: &mut DeltaShape, data: &str) -> Option<String> {
+        let mut raw = RawEvent::default();
+        shape
+            .read(data.as_bytes(), &mut raw)
+            .then(|| format!("{raw:?}"))
+    }
+
+    const CORPUS: &str = r#"{"sequence_number":3,"object":"content","type":"text","index":0,"delta":true,"msg_id":"msg_000000","status":"in_progress","text":"arrive"}"#;
+    const AGENTSCOPE: &str = r#"{"sequence_number":2,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1ad6","text":"Echo: "}"#;
+
+    #[test]
+    fn a_learned_layout_reads_the_next_deltas_as_the_scan_does() {
+        for first in [CORPUS, AGENTSCOPE] {
+            let mut shape = learned(first);
+            assert_eq!(shape.slots.len(), 4, "{first}");
+            let next = first
+                .replace(":3,", ":41,")
+                .replace(":2,", ":41,")
+                .replace(r#""index":0"#, r#""index":7"#)
+                .replace("msg_000000", r"m\u00e9 2")
+                .replace("msg_1ad6", "東京")
+                .replace("arrive", r#" \"quoted\"\n東京"#)
+                .replace("Echo: ", "");
+            let got = read(&mut shape, &next);
+            assert!(got.is_some(), "{next}");
+            assert_eq!(got, scanned(&next), "{next}");
+            assert_eq!(read(&mut shape, first), scanned(first));
+            assert_eq!(shape.hits, 2);
+        }
+    }
+
+    #[test]
+    fn anything_else_is_declined() {
+        let mut shape = learned(CORPUS);
+        for other in [
+            // Another value where the literal text has one, another order, other whitespace.
+            CORPUS.replace("in_progress", "completed"),
+            CORPUS.replace(r#""delta":true"#, r#""delta":false"#),
+            CORPUS.replace(r#""type":"text""#, r#""type":"data""#),
+            CORPUS.replace(r#""index":0,"delta":true"#, r#""delta":true,"index":0"#),
+            CORPUS.replace(r#","text""#, r#", "text""#),
+            format!("{CORPUS} "),
+            // Values of other kinds where the layout reads a value.
+            CORPUS.replace(":3,", ":null,"),
+            CORPUS.replace(":3,", ":-3,"),
+            CORPUS.replace(":3,", ":3.5,"),
+            CORPUS.replace(":3,", ":03,"),
+            CORPUS.replace(":3,", ":12345678901234567890,"),
+            CORPUS.replace(r#""index":0"#, r#""index":4294967296"#),
+            CORPUS.replace(r#""msg_000000""#, "7"),
+            CORPUS.replace(r#""arrive""#, "null"),
+            // Malformed: an unterminated text, a bad escape, a control character, a cut event.
+            CORPUS.replace(r#"arrive"}"#, r#"arrive}"#),
+            CORPUS.replace("arrive", r"\x"),
+            CORPUS.replace("arrive", "a\u{1}b"),
+            CORPUS[..CORPUS.len() - 1].to_owned(),
+            // Another member.
+            CORPUS.replace(r#""index":0"#, r#""index":0,"beam":1"#),
+        ] {
+            assert_eq!(read(&mut shape, &other), None, "{other}");
+        }
+        assert_eq!(shape.hits, 0);
+    }
+
+    #[test]
+    fn only_text_deltas_read_by_the_scan_are_learned() {
+        for event in [
+            CORPUS.replace(r#""delta":true"#, r#""delta":false"#),
+            CORPUS.replace(r#""object":"content""#, r#""object":"message""#),
+            CORPUS.replace(r#""type":"text""#, r#""type":"data""#),
+            CORPUS.replace("in_progress", "thinking"),
+            CORPUS.replace(r#""index":0"#, r#""index":0,"error":{"code":"E"}"#),
+            CORPUS.replace(r#""index":0"#, r#""index":0,"beam":null"#),
+            CORPUS.replace(r#""index":0"#, r#""index":0,"index":1"#),
+        ] {
+            assert!(learned(&event).literal.is_empty(), "{event}");
+        }
+        // Without `type`, and with `null`s where values would vary: those are literal.
+        let event = r#"{"object":"content","delta":true,"index":null,"msg_id":"m","text":null}"#;
+        let mut shape = learned(event);
+        assert_eq!(shape.slots, [(event.find(r#""m""#).unwrap(), Slot::MsgId)]);
+        let next = event.replace(r#""m""#, r#""n""#);
+        assert_eq!(read(&mut shape, &next), scanned(&next));
+        assert!(read(&mut shape, &next).is_some());
+    }
+
+    #[test]
+    fn learning_stops_while_it_does_not_pay() {
+        let orders = [
+            CORPUS.to_owned(),
+            CORPUS.replace(r#""index":0,"delta":true"#, r#""delta":true,"index":0"#),
+        ];
+        let mut shape = DeltaShape::default();
+        for i in 0..100 {
+            let event = &orders[i % 2];
+            let mut raw = RawEvent::default();
+            if !shape.read(event.as_bytes(), &mut raw) {
+                assert!(raw.scan_into(event.as_bytes(), 64));
+                shape.learn(event.as_bytes(), &raw, 64);
+            }
+        }
+        // Four layouts learned (two of each order, one after the other), then none: the last one
+        // (the second order) reads every second event of the 96 left.
+        assert_eq!((shape.learned, shape.hits), (4, 48));
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            ".{0,12}",
+            prop::sample::select(vec!["", "a\"b", "\\", "\u{1f600}", "\u{0}", "é"])
+                .prop_map(str::to_owned),
+        ]
+    }
+
+    proptest! {
+        /// A layout learned from one generated delta reads another generated delta (of the same
+        /// members, possibly other values, order and spacing, with or without `"error":null`)
+        /// exactly as the scan does, or declines it.
+        #[test]
+        fn wherever_the_layout_answers_it_agrees_with_the_scan(
+            order in Just((0..9).collect::<Vec<usize>>()).prop_shuffle(),
+            error in prop::collection::vec(any::<bool>(), 2),
+            values in prop::collection::vec((0u64..1 << 40, 0u32..5, text(), text()), 2),
+            spaced in prop::collection::vec(any::<bool>(), 2),
+            nulls in prop::collection::vec(0u8..8, 2),
+            swap in any::<bool>(),
+            same_layout in any::<bool>(),
+        ) {
+            let event = |k: usize| {
+                let (seq, index, msg_id, text) = &values[k];
+                // Half the cases: the second event is laid out as the first (its values differ).
+                let l = if same_layout { 0 } else { k };
+                let null = |i: u8| nulls[l] == i;
+                let members = [
+                    format!(r#""sequence_number":{}"#, if null(0) { "null".into() } else { seq.to_string() }),
+                    r#""object":"content""#.to_owned(),
+                    r#""type":"text""#.to_owned(),
+                    format!(r#""index":{}"#, if null(1) { "null".into() } else { index.to_string() }),
+                    r#""delta":true"#.to_owned(),
+                    format!(r#""msg_id":{}"#, if null(2) { "null".into() } else { serde_json::to_string(msg_id).unwrap() }),
+                    format!(r#""status":{}"#, if null(3) { "null" } else { r#""in_progress""# }),
+                    format!(r#""text":{}"#, if null(4) { "null".into() } else { serde_json::to_string(text).unwrap() }),
+                    r#""error":null"#.to_owned(),
+                ];
+                let mut order = order.clone();
+                if swap && !same_layout && k == 1 {
+                    order.swap(0, 1);
+                }
+                let sep = if spaced[l] { ", " } else { "," };
+                let body: Vec<_> = order
+                    .iter()
+                    .filter(|&&i| i < 8 || error[l])
+                    .map(|&i| members[i].clone())
+                    .collect();
+                format!("{{{}}}", body.join(sep))
+            };
+            let (first, second) = (event(0), event(1));
+            let mut shape = learned(&first);
+            prop_assert!(!shape.literal.is_empty(), "{}", first);
+            prop_assert_eq!(read(&mut shape, &first), scanned(&first));
+            let got = read(&mut shape, &second);
+            if same_layout {
+                prop_assert!(got.is_some(), "{} then {}", first, second);
+            }
+            if let Some(got) = got {
+                prop_assert_eq!(Some(got), scanned(&second), "{} then {}", first, second);
+            }
+        }
+    }
+}
