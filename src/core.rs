@@ -48,13 +48,13 @@
 // or per delta.
 //
 // The size build (`AGENTWIRE_OPT=size`, README "Feature builds") compiles this crate at "z". Its
-// hottest functions (the SSE decoder's loop, the event scanner and its string search, the
-// assembler's content and delta path, the split updates' writers: what a CPU profile of the
-// per-event stream put on top) are marked `#[cfg_attr(agentwire_size_build, optimize(speed))]`,
-// which drops the size attributes there (scripts/cargo-wasm.sh sets that cfg for the size build
-// only): measured, 8 KB more than "z" throughout but 1.13x the default build's time per event
-// instead of 1.59x. tests/cold_code.rs checks that the marks use the cfgs scripts/cargo-wasm.sh
-// sets.
+// hottest functions (the SSE decoder's loop, the event scanner, its layout of text deltas
+// (`agent_api::shape`) and its string search, the assembler's content and delta path, the split
+// updates' writers: what a CPU profile of the per-event stream put on top) are marked
+// `#[cfg_attr(agentwire_size_build, optimize(speed))]`, which drops the size attributes there
+// (scripts/cargo-wasm.sh sets that cfg for the size build only): measured, 8 KB more than "z"
+// throughout but 1.13x the default build's time per event instead of 1.59x. tests/cold_code.rs
+// checks that the marks use the cfgs scripts/cargo-wasm.sh sets.
 
 pub mod body;
 pub mod error;

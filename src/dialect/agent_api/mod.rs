@@ -39,6 +39,8 @@ pub use model::{
     FunctionTool, Message, MessageType, Role, RunStatus, Stop, Tool,
 };
 pub use request::RequestBuilder;
+#[doc(hidden)]
+pub use shape::layout_and_scan;
 pub use split::SplitUpdates;
 
 use crate::error::ErrorCode;

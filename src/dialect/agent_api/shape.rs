@@ -72,6 +72,7 @@ impl DeltaShape {
         hit
     }
 
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
     fn read_into<'a>(&self, data: &'a [u8], raw: &mut RawEvent<'a>) -> Option<()> {
         let (mut at, mut lit) = (0, 0);
         let (mut sequence_number, mut index, mut msg_id, mut text) = (None, None, None, None);
@@ -157,6 +158,27 @@ impl DeltaShape {
         self.status = raw.status.clone();
         self.delta = raw.delta;
     }
+}
+
+/// For the `delta_shape` fuzz target: the event `second` as a layout learned from `first` reads it,
+/// and as [`RawEvent::scan_into`] reads it (each in its `Debug` form; `None` where it declines,
+/// or where `first` is not a text delta that `scan_into` reads and so teaches no layout), at the
+/// default nesting limit. Where the layout answers, the two must be the same.
+#[doc(hidden)]
+pub fn layout_and_scan(first: &[u8], second: &[u8]) -> (Option<String>, Option<String>) {
+    let max_depth = crate::limits::Limits::default().max_depth;
+    let mut shape = DeltaShape::default();
+    let mut raw = RawEvent::default();
+    if raw.scan_into(first, max_depth) {
+        shape.learn(first, &raw, max_depth);
+    }
+    let mut read = RawEvent::default();
+    let read = shape.read(second, &mut read).then(|| format!("{read:?}"));
+    let mut scanned = RawEvent::default();
+    let scanned = scanned
+        .scan_into(second, max_depth)
+        .then(|| format!("{scanned:?}"));
+    (read, scanned)
 }
 
 /// The members of [`Rest`] that a text delta may have as `null` in its layout's literal text:
@@ -378,6 +400,40 @@ mod tests {
         // Four layouts learned (two of each order, one after the other), then none: the last one
         // (the second order) reads every second event of the 96 left.
         assert_eq!((shape.learned, shape.hits), (4, 48));
+    }
+
+    #[test]
+    fn a_real_server_s_deltas_after_the_first_are_read_by_the_layout() {
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/fixtures/agentscope-runtime"
+        );
+        // The text deltas of each (the others are data and image deltas).
+        for (name, deltas) in [
+            ("process-raw.sse", 3),
+            ("process-text.sse", 3),
+            ("process-agentscope.sse", 5),
+        ] {
+            let bytes = std::fs::read(format!("{root}/{name}")).unwrap();
+            let mut datas = Vec::new();
+            crate::sse::SseDecoder::new().feed(&bytes, &mut |i| {
+                if let crate::sse::SseItem::Event(e) = i {
+                    datas.push(e.data.to_owned());
+                }
+            });
+            // As the assembler does: the layout first, else the scan, which may teach it.
+            let mut shape = DeltaShape::default();
+            for data in &datas {
+                let mut raw = RawEvent::default();
+                if shape.read(data.as_bytes(), &mut raw) {
+                    assert_eq!(Some(format!("{raw:?}")), scanned(data), "{name}: {data}");
+                } else {
+                    assert!(raw.scan_into(data.as_bytes(), 64), "{name}: {data}");
+                    shape.learn(data.as_bytes(), &raw, 64);
+                }
+            }
+            assert_eq!((shape.learned, shape.hits), (1, deltas - 1), "{name}");
+        }
     }
 
     fn text() -> impl Strategy<Value = String> {
