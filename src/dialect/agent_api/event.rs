@@ -820,51 +820,41 @@ mod tests {
     }
 
     fn key() -> impl Strategy<Value = String> {
+        // A text delta's keys, the others (`Rest`'s), and keys that start like the ones read in
+        // the scanning loop, and their prefixes.
+        let delta = [
+            "object",
+            "sequence_number",
+            "status",
+            "type",
+            "index",
+            "delta",
+            "msg_id",
+            "text",
+        ];
+        let rest = super::super::shape::REST_MEMBERS;
         prop_oneof![
-            prop::sample::select(vec![
-                "object",
-                "sequence_number",
-                "status",
-                "type",
-                "index",
-                "delta",
-                "msg_id",
-                "text",
-                "id",
-                "role",
-                "error",
-                "content",
-                "code",
-                "message",
-                "usage",
-                "metadata",
-                "created_at",
-                "completed_at",
-                "output",
-                "session_id",
-                "image_url",
-                "data",
-                "format",
-                "file_url",
-                "file_id",
-                "filename",
-                "file_data",
-                "refusal",
-                "video_url",
-                // Keys that start like the ones read in the scanning loop, and their prefixes.
-                "texts",
-                "tex",
-                "objects",
-                "statu",
-                "sequence_numbers",
-                "types",
-                "ty",
-                "msg_ids",
-                "indexes",
-                "deltas",
-                "s",
-                "",
-            ])
+            prop::sample::select(
+                [
+                    &delta[..],
+                    &rest[..],
+                    &[
+                        "texts",
+                        "tex",
+                        "objects",
+                        "statu",
+                        "sequence_numbers",
+                        "types",
+                        "ty",
+                        "msg_ids",
+                        "indexes",
+                        "deltas",
+                        "s",
+                        "",
+                    ][..]
+                ]
+                .concat()
+            )
             .prop_map(str::to_owned),
             "[a-z]{1,6}",
         ]

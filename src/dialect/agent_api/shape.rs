@@ -132,7 +132,7 @@ impl DeltaShape {
 
     /// After [`DeltaShape::read`] declined `data` and [`RawEvent::scan_into`] read it as `raw`:
     /// learns its layout if it is a text delta (`object` `"content"`, `delta` true, `type` `"text"`
-    /// or absent, no member but a text delta's and those of [`NULL_MEMBERS`] that are `null`, none
+    /// or absent, no member but a text delta's and those of [`REST_MEMBERS`] that are `null`, none
     /// of a text delta's twice), else keeps the one it has. After four layouts, a new one is
     /// learned only once the layouts have read 64 events per layout learned: a server whose
     /// members come in another order each time costs a failed compare per event, not a second
@@ -181,9 +181,11 @@ pub fn layout_and_scan(first: &[u8], second: &[u8]) -> (Option<String>, Option<S
     (read, scanned)
 }
 
-/// The members of [`Rest`] that a text delta may have as `null` in its layout's literal text:
-/// [`RawEvent::scan_into`] reads each of them, `null`, as absent, into an empty `Rest`.
-const NULL_MEMBERS: [&str; 21] = [
+/// The members of [`Rest`]: every member of an Agent API event but a text delta's. A text delta
+/// may have them as `null` in its layout's literal text: [`RawEvent::scan_into`] reads each of
+/// them, `null`, as absent, into an empty `Rest`. (The event reader's tests generate events
+/// from them too.)
+pub(super) const REST_MEMBERS: [&str; 21] = [
     "error",
     "id",
     "role",
@@ -208,8 +210,8 @@ const NULL_MEMBERS: [&str; 21] = [
 ];
 
 /// The literal pieces and varying values of the event `data` (see [`DeltaShape`]), walked as
-/// [`RawEvent::scan_into`] walks it, and whether it has a member of [`NULL_MEMBERS`]: `None` for
-/// another member, a member of `NULL_MEMBERS` that is not `null`, or a text delta's member given
+/// [`RawEvent::scan_into`] walks it, and whether it has a member of [`REST_MEMBERS`]: `None` for
+/// another member, a member of `REST_MEMBERS` that is not `null`, or a text delta's member given
 /// twice. A sequence number or index that is a plain integer, and a message id or text that is a
 /// string, vary; every other value (`null` among them) is literal.
 #[allow(clippy::type_complexity)]
@@ -248,7 +250,7 @@ fn layout(data: &[u8], max_depth: usize) -> Option<(Vec<u8>, Vec<(usize, Slot)>,
             "delta" => DeltaKey::Delta,
             "msg_id" => DeltaKey::MsgId,
             "text" => DeltaKey::Text,
-            _ if first == b'n' && NULL_MEMBERS.contains(&name) => {
+            _ if first == b'n' && REST_MEMBERS.contains(&name) => {
                 rest = true;
                 continue;
             }
