@@ -601,7 +601,7 @@ fn skip_nested(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usi
 /// The members of the JSON object `text` (at most `max_depth` levels deep, the object itself
 /// being level 1), in order: call [`Members::key`] until it answers `Some(None)` (the whole text
 /// was one object, scanned to its end) or `None` (use a full parser), and after each key read its
-/// value with [`Members::value`], or first try [`Members::literal`] for a value the caller
+/// value with [`Members::value_to`], or first try [`Members::literal`] for a value the caller
 /// expects.
 ///
 /// A loop over `key` rather than a callback, so that the caller's handling of each member is
@@ -706,7 +706,7 @@ impl<'a> Members<'a> {
     }
 
     /// The next member's key as `Some(Some(key))`, read up to its value (which
-    /// [`Members::value`] or [`Members::literal`] reads next); `Some(None)` at the end of the
+    /// [`Members::value_to`] or [`Members::literal`] reads next); `Some(None)` at the end of the
     /// object when nothing but whitespace follows it; `None` for anything the scanner does not
     /// handle.
     ///
@@ -762,7 +762,7 @@ impl<'a> Members<'a> {
 
     /// Whether the value [`Members::key`] left next is exactly the string `quoted` (its JSON text,
     /// quotes included, with no escape or control character inside); if it is, the value is read
-    /// (the next call is to `key`), else nothing is (the next call is to `value`). For values a
+    /// (the next call is to `key`), else nothing is (the next call is to `value_to`). For values a
     /// reader expects nearly always (`"object":"content"`): compared a word at a time, with no
     /// search for the closing quote and no `str` made.
     #[inline(always)]
@@ -777,9 +777,16 @@ impl<'a> Members<'a> {
         hit
     }
 
-    /// The value [`Members::key`] left next; `None` for anything the scanner does not handle.
-    #[inline(always)] // one call site: the hot loop of the Agent API's event reader
+    /// [`Members::value_to`] without the value's end.
+    #[cfg(test)]
     pub(crate) fn value(&mut self) -> Option<Scanned<'a>> {
+        self.value_to().map(|(value, _)| value)
+    }
+
+    /// The value [`Members::key`] left next, and the index just past it (before the whitespace
+    /// after it); `None` for anything the scanner does not handle.
+    #[inline(always)] // one call site: the hot loop of the Agent API's event reader
+    pub(crate) fn value_to(&mut self) -> Option<(Scanned<'a>, usize)> {
         let b = self.text;
         let i = self.i;
         // Value.
@@ -837,14 +844,14 @@ impl<'a> Members<'a> {
             _ => return None,
         };
         self.i = skip_ws(b, next);
-        Some(value)
+        Some((value, next))
     }
 }
 
-/// The JSON string whose opening quote is `b[i]`, as [`Members::value`] reads it (borrowed when
+/// The JSON string whose opening quote is `b[i]`, as [`Members::value_to`] reads it (borrowed when
 /// it has no escape, its UTF-8 checked), and the index just past its closing quote; `None` when
 /// it is unterminated, malformed or not UTF-8. Also the reader of a learned event layout's string
-/// values (`agent_api::shape`), which must read them exactly as `value` does.
+/// values (`agent_api::shape`), which must read them exactly as `value_to` does.
 #[inline(always)]
 pub(crate) fn string_at_quote(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize)> {
     let (end, escaped, ascii) = scan_string(b, i)?;
@@ -859,7 +866,7 @@ pub(crate) fn string_at_quote(b: &[u8], i: usize) -> Option<(Cow<'_, str>, usize
 
 /// The run of ASCII digits at `b[i]`: its value (wrapping: exact up to 19 digits), the index
 /// just past it, and whether it is a plain non-negative integer (at least one digit, no leading
-/// zero unless it is `0`, no fraction or exponent after it). As [`Members::value`] reads a
+/// zero unless it is `0`, no fraction or exponent after it). As [`Members::value_to`] reads a
 /// number's first digits; also the reader of a learned event layout's integers
 /// (`agent_api::shape`).
 #[inline(always)]

@@ -493,13 +493,11 @@ impl Assembler {
         // The fast path answers for plain events; anything else gets the depth check and the full
         // parser, which report exactly what is wrong. (The event is filled in place: it is large,
         // and moving it cost more than reading a small event.)
+        // A text delta of the layout learned (see `shape`) is read as `scan_into` reads it;
+        // another event is scanned (and may teach the layout).
         let text;
         let mut raw = RawEvent::default();
-        if self.shape.read(data, &mut raw) {
-            // A text delta of the layout learned (see `shape`): read as `scan_into` reads it.
-        } else if raw.scan_into(data, max_depth) {
-            self.shape.learn(data, &raw, max_depth);
-        } else {
+        if !self.shape.read(data, &mut raw) && !self.shape.scan(data, &mut raw, max_depth) {
             // WHATWG HTML §9.2.6: the stream is decoded with "UTF-8 decode" (invalid sequences
             // replaced), which the fast path leaves to here.
             text = crate::sse::utf8_decode(data);

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::model::{
     AgentResponse, Content, ContentKind, ErrorInfo, Message, MessageType, Role, RunStatus,
 };
+use super::shape::{Slot, Spans};
 use super::AgentApiError;
 use crate::json::scan::{starts_with_words, Elements, Key, Members, Scanned};
 use crate::wire::{CowStr, JsonMap};
@@ -128,6 +129,58 @@ pub(crate) struct Rest {
     pub extra: JsonMap,
 }
 
+impl Rest {
+    /// No member is set: what the scan makes of members of `Rest` that are all `null`.
+    pub(crate) fn is_empty(&self) -> bool {
+        let Rest {
+            error,
+            id,
+            role,
+            content,
+            code,
+            message,
+            usage,
+            metadata,
+            created_at,
+            completed_at,
+            output,
+            session_id,
+            image_url,
+            data,
+            format,
+            file_url,
+            file_id,
+            filename,
+            file_data,
+            refusal,
+            video_url,
+            extra,
+        } = self;
+        error.is_none()
+            && id.is_none()
+            && role.is_none()
+            && content.is_none()
+            && code.is_none()
+            && message.is_none()
+            && usage.is_none()
+            && metadata.is_none()
+            && created_at.is_none()
+            && completed_at.is_none()
+            && output.is_none()
+            && session_id.is_none()
+            && image_url.is_none()
+            && data.is_none()
+            && format.is_none()
+            && file_url.is_none()
+            && file_id.is_none()
+            && filename.is_none()
+            && file_data.is_none()
+            && refusal.is_none()
+            && video_url.is_none()
+            && extra.is_empty()
+    }
+}
+
 impl<'a> RawEvent<'a> {
     /// Parses one event's data ([`from_text`](crate::json::from_text); see
     /// [`RawEvent::scan_into`] for the fast path).
@@ -153,14 +206,27 @@ impl<'a> RawEvent<'a> {
     /// `parse` then reads decoded with replacement characters.
     #[cfg_attr(agentwire_size_build, optimize(speed))]
     pub(crate) fn scan_into(&mut self, data: &'a [u8], max_depth: usize) -> bool {
-        self.scan_members(data, 0, false, max_depth).is_some()
+        self.scan_spans(data, max_depth, &mut Spans::default())
+    }
+
+    /// [`RawEvent::scan_into`], noting in `spans` where the values of a text delta's varying
+    /// members are (see [`Spans`]): what a text-delta layout is learned from.
+    #[cfg_attr(agentwire_size_build, optimize(speed))]
+    pub(crate) fn scan_spans(
+        &mut self,
+        data: &'a [u8],
+        max_depth: usize,
+        spans: &mut Spans,
+    ) -> bool {
+        self.scan_members(data, 0, false, max_depth, spans)
+            .is_some()
     }
 
     /// An element of a `content` or `output` array, the object at `text[start]`, read as an event
     /// is (see [`Rest::content`]), `max_depth` counting it as level 1: the index just past it, or
     /// `None` (use the full parser).
     fn scan_element(&mut self, text: &'a [u8], start: usize, max_depth: usize) -> Option<usize> {
-        self.scan_members(text, start, true, max_depth)
+        self.scan_members(text, start, true, max_depth, &mut Spans::default())
     }
 
     /// The loop of [`RawEvent::scan_into`] (`inner` false) and [`RawEvent::scan_element`]
@@ -176,6 +242,7 @@ impl<'a> RawEvent<'a> {
         start: usize,
         inner: bool,
         max_depth: usize,
+        spans: &mut Spans,
     ) -> Option<usize> {
         use DeltaKey as K;
         let mut members = Members::starting(data, start, inner, max_depth)?;
@@ -219,14 +286,21 @@ impl<'a> RawEvent<'a> {
                 _ => {}
             }
             // One call site for the value's scan (inlined: the module's code for it once).
-            let v = members.value()?;
+            let at = members.position();
+            let (v, end) = members.value_to()?;
             match key {
                 K::Other => self.member(name, v)?,
                 K::Object => self.object = cow_str(v)?,
                 K::SequenceNumber => {
                     self.sequence_number = match v {
-                        Scanned::UInt(n) => Some(n),
-                        Scanned::Null => None,
+                        Scanned::UInt(n) => {
+                            spans.set(Slot::SequenceNumber, at, end);
+                            Some(n)
+                        }
+                        Scanned::Null => {
+                            spans.clear(Slot::SequenceNumber);
+                            None
+                        }
                         _ => return None,
                     }
                 }
@@ -234,8 +308,14 @@ impl<'a> RawEvent<'a> {
                 K::Type => self.kind = cow_str(v)?,
                 K::Index => {
                     self.index = match v {
-                        Scanned::UInt(n) => Some(u32::try_from(n).ok()?),
-                        Scanned::Null => None,
+                        Scanned::UInt(n) => {
+                            spans.set(Slot::Index, at, end);
+                            Some(u32::try_from(n).ok()?)
+                        }
+                        Scanned::Null => {
+                            spans.clear(Slot::Index);
+                            None
+                        }
                         _ => return None,
                     }
                 }
@@ -246,8 +326,14 @@ impl<'a> RawEvent<'a> {
                         _ => return None,
                     }
                 }
-                K::MsgId => self.msg_id = cow_str(v)?,
-                K::Text => self.text = cow_str(v)?,
+                K::MsgId => {
+                    spans.note(Slot::MsgId, &v, at, end);
+                    self.msg_id = cow_str(v)?;
+                }
+                K::Text => {
+                    spans.note(Slot::Text, &v, at, end);
+                    self.text = cow_str(v)?;
+                }
             }
         }
         Some(members.end())
@@ -559,7 +645,7 @@ fn take_extra(rest: &mut Option<Rest>) -> JsonMap {
 /// The keys of a text delta, the members nearly every event has, which [`RawEvent::scan_into`]
 /// reads in its scanning loop.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum DeltaKey {
+enum DeltaKey {
     Object,
     SequenceNumber,
     Status,
@@ -820,41 +906,51 @@ mod tests {
     }
 
     fn key() -> impl Strategy<Value = String> {
-        // A text delta's keys, the others (`Rest`'s), and keys that start like the ones read in
-        // the scanning loop, and their prefixes.
-        let delta = [
-            "object",
-            "sequence_number",
-            "status",
-            "type",
-            "index",
-            "delta",
-            "msg_id",
-            "text",
-        ];
-        let rest = super::super::shape::REST_MEMBERS;
         prop_oneof![
-            prop::sample::select(
-                [
-                    &delta[..],
-                    &rest[..],
-                    &[
-                        "texts",
-                        "tex",
-                        "objects",
-                        "statu",
-                        "sequence_numbers",
-                        "types",
-                        "ty",
-                        "msg_ids",
-                        "indexes",
-                        "deltas",
-                        "s",
-                        "",
-                    ][..]
-                ]
-                .concat()
-            )
+            prop::sample::select(vec![
+                "object",
+                "sequence_number",
+                "status",
+                "type",
+                "index",
+                "delta",
+                "msg_id",
+                "text",
+                "id",
+                "role",
+                "error",
+                "content",
+                "code",
+                "message",
+                "usage",
+                "metadata",
+                "created_at",
+                "completed_at",
+                "output",
+                "session_id",
+                "image_url",
+                "data",
+                "format",
+                "file_url",
+                "file_id",
+                "filename",
+                "file_data",
+                "refusal",
+                "video_url",
+                // Keys that start like the ones read in the scanning loop, and their prefixes.
+                "texts",
+                "tex",
+                "objects",
+                "statu",
+                "sequence_numbers",
+                "types",
+                "ty",
+                "msg_ids",
+                "indexes",
+                "deltas",
+                "s",
+                "",
+            ])
             .prop_map(str::to_owned),
             "[a-z]{1,6}",
         ]

@@ -6,12 +6,12 @@
 //! `{"sequence_number":3,"object":"content","status":"in_progress","error":null,"type":"text",`
 //! `"index":0,"delta":true,"msg_id":"msg_…","text":"hello"}`): only the sequence number, the index,
 //! the message id and the text vary. [`DeltaShape::learn`] takes the bytes of a text delta that
-//! [`RawEvent::scan_into`] read as the literal text between those four values (keys, separators,
-//! whitespace and the values that do not vary, such as `"object":"content"`), and
-//! [`DeltaShape::read`] reads a later event by comparing its bytes with that literal text a word
-//! at a time, reading only the four values in between. Whatever differs (another member, another
-//! order, other whitespace, a `null` where a number was, a status that changed) makes `read`
-//! decline, and the event is read by `scan_into` as before.
+//! [`RawEvent::scan_spans`] read, noting where those four values were ([`Spans`]), as the literal
+//! text between them (keys, separators, whitespace and the values that do not vary, such as
+//! `"object":"content"`), and [`DeltaShape::read`] reads a later event by comparing its bytes
+//! with that literal text a word at a time, reading only the four values in between. Whatever
+//! differs (another member, another order, other whitespace, a `null` where a number was, a
+//! status that changed) makes `read` decline, and the event is read by `scan_into` as before.
 //!
 //! Where `read` answers, it answers as `scan_into` does: the literal text is byte for byte that of
 //! an event `scan_into` read, its members' values are the ones `scan_into` read there, and the
@@ -22,18 +22,49 @@
 
 use std::borrow::Cow;
 
-use super::event::{DeltaKey, RawEvent, Rest};
+use super::event::{RawEvent, Rest};
 use super::model::RunStatus;
-use crate::json::scan::{digits_at, eq_words, string_at_quote, Key, Members};
+use crate::json::scan::{digits_at, eq_words, string_at_quote, Scanned};
 use crate::wire::CowStr;
 
 /// A member whose value varies from delta to delta, read between two pieces of the literal text.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Slot {
+pub(super) enum Slot {
     SequenceNumber,
     Index,
     MsgId,
     Text,
+}
+
+/// Where [`RawEvent::scan_spans`] found the values of an event's [`Slot`] members: per slot, the
+/// value's first byte and the index just past it, for a sequence number or index that is an
+/// unsigned integer and a message id or text that is a string (a member given twice: its last
+/// value, as the scan reads it; `null`: none). `(0, 0)`: none.
+#[derive(Debug, Default)]
+pub(crate) struct Spans([(usize, usize); 4]);
+
+impl Spans {
+    /// The value of `slot` is at `start..end`.
+    #[inline(always)]
+    pub(super) fn set(&mut self, slot: Slot, start: usize, end: usize) {
+        self.0[slot as usize] = (start, end);
+    }
+
+    /// `slot` has no value to vary (`null`).
+    #[inline(always)]
+    pub(super) fn clear(&mut self, slot: Slot) {
+        self.0[slot as usize] = (0, 0);
+    }
+
+    /// The value `v` of `slot` at `start..end`: noted if a string, else cleared.
+    #[inline(always)]
+    pub(super) fn note(&mut self, slot: Slot, v: &Scanned<'_>, start: usize, end: usize) {
+        if matches!(v, Scanned::Str(_)) {
+            self.set(slot, start, end);
+        } else {
+            self.clear(slot);
+        }
+    }
 }
 
 /// A stream's text-delta layout (see the module note). Empty until a text delta is learned.
@@ -130,31 +161,73 @@ impl DeltaShape {
         Some(())
     }
 
-    /// After [`DeltaShape::read`] declined `data` and [`RawEvent::scan_into`] read it as `raw`:
-    /// learns its layout if it is a text delta (`object` `"content"`, `delta` true, `type` `"text"`
-    /// or absent, no member but a text delta's and those of [`REST_MEMBERS`] that are `null`, none
-    /// of a text delta's twice), else keeps the one it has. After four layouts, a new one is
+    /// After [`DeltaShape::read`] declined `data`: reads it into `raw` (a [`RawEvent::default`])
+    /// with [`RawEvent::scan_into`] and learns its layout from it ([`DeltaShape::learn`]).
+    /// `false` where `scan_into` is.
+    #[inline]
+    pub(crate) fn scan<'a>(
+        &mut self,
+        data: &'a [u8],
+        raw: &mut RawEvent<'a>,
+        max_depth: usize,
+    ) -> bool {
+        let mut spans = Spans::default();
+        let read = raw.scan_spans(data, max_depth, &mut spans);
+        if read {
+            self.learn(data, raw, &spans);
+        }
+        read
+    }
+
+    /// After [`DeltaShape::read`] declined `data` and [`RawEvent::scan_spans`] read it as `raw`
+    /// and noted `spans`: learns its layout if it is a text delta (`object` `"content"`, `delta`
+    /// true, `type` `"text"` or absent, a known status or none, no other member but members of
+    /// [`Rest`] that are `null`), else keeps the one it has. After four layouts, a new one is
     /// learned only once the layouts have read 64 events per layout learned: a server whose
-    /// members come in another order each time costs a failed compare per event, not a second
-    /// walk of every event.
+    /// members come in another order each time costs a failed compare per event, not more.
     #[inline(never)]
     #[cfg_attr(agentwire_size, optimize(size))]
-    pub(crate) fn learn(&mut self, data: &[u8], raw: &RawEvent<'_>, max_depth: usize) {
+    pub(crate) fn learn(&mut self, data: &[u8], raw: &RawEvent<'_>, spans: &Spans) {
         let text_delta = raw.delta == Some(true)
             && raw.object.as_ref().is_some_and(|o| o.0 == "content")
             && raw.kind.as_ref().is_none_or(|k| k.0 == "text")
-            && !matches!(raw.status, Some(RunStatus::Other(_)));
+            && !matches!(raw.status, Some(RunStatus::Other(_)))
+            && raw.rest.as_ref().is_none_or(Rest::is_empty);
         if !text_delta || (self.learned >= 4 && self.hits / 64 < self.learned) {
             return;
         }
         self.learned += 1;
-        let Some((literal, slots, rest)) = layout(data, max_depth) else {
+        // The slots in the order of their values (at most four: picked one by one).
+        let slots = [Slot::SequenceNumber, Slot::Index, Slot::MsgId, Slot::Text];
+        let (mut literal, mut layout) = (Vec::new(), Vec::new());
+        let mut from = 0;
+        loop {
+            let next = slots
+                .iter()
+                .map(|&slot| (spans.0[slot as usize], slot))
+                .filter(|&((start, end), _)| end > start && start >= from)
+                .min_by_key(|&((start, _), _)| start);
+            let Some(((start, end), slot)) = next else {
+                break;
+            };
+            let Some(piece) = data.get(from..start) else {
+                return;
+            };
+            literal.extend_from_slice(piece);
+            layout.push((start - from, slot));
+            from = end;
+        }
+        let Some(piece) = data.get(from..) else {
             return;
         };
+        literal.extend_from_slice(piece);
+        if !literal.is_ascii() {
+            return;
+        }
         self.literal = literal;
-        self.slots = slots;
+        self.slots = layout;
         self.kind_text = raw.kind.is_some();
-        self.rest = rest;
+        self.rest = raw.rest.is_some();
         self.status = raw.status.clone();
         self.delta = raw.delta;
     }
@@ -168,10 +241,7 @@ impl DeltaShape {
 pub fn layout_and_scan(first: &[u8], second: &[u8]) -> (Option<String>, Option<String>) {
     let max_depth = crate::limits::Limits::default().max_depth;
     let mut shape = DeltaShape::default();
-    let mut raw = RawEvent::default();
-    if raw.scan_into(first, max_depth) {
-        shape.learn(first, &raw, max_depth);
-    }
+    shape.scan(first, &mut RawEvent::default(), max_depth);
     let mut read = RawEvent::default();
     let read = shape.read(second, &mut read).then(|| format!("{read:?}"));
     let mut scanned = RawEvent::default();
@@ -179,101 +249,6 @@ pub fn layout_and_scan(first: &[u8], second: &[u8]) -> (Option<String>, Option<S
         .scan_into(second, max_depth)
         .then(|| format!("{scanned:?}"));
     (read, scanned)
-}
-
-/// The members of [`Rest`]: every member of an Agent API event but a text delta's. A text delta
-/// may have them as `null` in its layout's literal text: [`RawEvent::scan_into`] reads each of
-/// them, `null`, as absent, into an empty `Rest`. (The event reader's tests generate events
-/// from them too.)
-pub(super) const REST_MEMBERS: [&str; 21] = [
-    "error",
-    "id",
-    "role",
-    "content",
-    "output",
-    "code",
-    "message",
-    "usage",
-    "metadata",
-    "created_at",
-    "completed_at",
-    "session_id",
-    "image_url",
-    "data",
-    "format",
-    "file_url",
-    "file_id",
-    "filename",
-    "file_data",
-    "refusal",
-    "video_url",
-];
-
-/// The literal pieces and varying values of the event `data` (see [`DeltaShape`]), walked as
-/// [`RawEvent::scan_into`] walks it, and whether it has a member of [`REST_MEMBERS`]: `None` for
-/// another member, a member of `REST_MEMBERS` that is not `null`, or a text delta's member given
-/// twice. A sequence number or index that is a plain integer, and a message id or text that is a
-/// string, vary; every other value (`null` among them) is literal.
-#[allow(clippy::type_complexity)]
-fn layout(data: &[u8], max_depth: usize) -> Option<(Vec<u8>, Vec<(usize, Slot)>, bool)> {
-    let mut members = Members::starting(data, 0, false, max_depth)?;
-    let (mut literal, mut slots) = (Vec::new(), Vec::new());
-    let (mut from, mut seen, mut rest) = (0, 0u16, false);
-    // Every key scanned as a string and named here (no recognizer: `scan_into`'s is compiled
-    // into its loop alone), and every value skipped here (not by `Members::value`, whose reading
-    // of every kind of value would be compiled again for this cold path): only the kinds of
-    // value `scan_into` reads for these members, which it read in this event.
-    while let Some(key) = members.key(|_| None::<(DeltaKey, usize)>)? {
-        let Key::Other(name) = key else {
-            return None;
-        };
-        let at = members.position();
-        let first = *data.get(at)?;
-        let end = match first {
-            b'"' => string_at_quote(data, at)?.1,
-            b'0'..=b'9' => {
-                let (_, end, plain) = digits_at(data, at);
-                (plain && end - at <= 19).then_some(end)?
-            }
-            b't' if data.get(at..at + 4) == Some(b"true") => at + 4,
-            b'f' if data.get(at..at + 5) == Some(b"false") => at + 5,
-            b'n' if data.get(at..at + 4) == Some(b"null") => at + 4,
-            _ => return None,
-        };
-        members.resume(end);
-        let key = match name {
-            "object" => DeltaKey::Object,
-            "sequence_number" => DeltaKey::SequenceNumber,
-            "status" => DeltaKey::Status,
-            "type" => DeltaKey::Type,
-            "index" => DeltaKey::Index,
-            "delta" => DeltaKey::Delta,
-            "msg_id" => DeltaKey::MsgId,
-            "text" => DeltaKey::Text,
-            _ if first == b'n' && REST_MEMBERS.contains(&name) => {
-                rest = true;
-                continue;
-            }
-            _ => return None,
-        };
-        let bit = 1u16 << key as u16;
-        if seen & bit != 0 {
-            return None;
-        }
-        seen |= bit;
-        let slot = match (key, first) {
-            (DeltaKey::SequenceNumber, b'0'..=b'9') => Slot::SequenceNumber,
-            (DeltaKey::Index, b'0'..=b'9') => Slot::Index,
-            (DeltaKey::MsgId, b'"') => Slot::MsgId,
-            (DeltaKey::Text, b'"') => Slot::Text,
-            _ => continue, // literal
-        };
-        literal.extend_from_slice(data.get(from..at)?);
-        slots.push((at - from, slot));
-        from = end;
-    }
-    literal.extend_from_slice(data.get(from..)?);
-    literal.is_ascii().then_some((literal, slots, rest))
 }
 
 #[cfg(test)]
@@ -290,11 +265,15 @@ mod tests {
 
     /// A layout learned from `first` (which must be read by `scan_into`).
     fn learned(first: &str) -> DeltaShape {
-        let mut raw = RawEvent::default();
-        assert!(raw.scan_into(first.as_bytes(), 64), "{first}");
         let mut shape = DeltaShape::default();
-        shape.learn(first.as_bytes(), &raw, 64);
+        scan_and_learn(&mut shape, first);
         shape
+    }
+
+    /// As the assembler does when the layout declines: the scan, which may teach the layout.
+    fn scan_and_learn(shape: &mut DeltaShape, data: &str) {
+        let mut raw = RawEvent::default();
+        assert!(shape.scan(data.as_bytes(), &mut raw, 64), "{data}");
     }
 
     /// `data` as the layout reads it (its `Debug` form), or `None`.
@@ -371,10 +350,19 @@ mod tests {
             CORPUS.replace("in_progress", "thinking"),
             CORPUS.replace(r#""index":0"#, r#""index":0,"error":{"code":"E"}"#),
             CORPUS.replace(r#""index":0"#, r#""index":0,"beam":null"#),
-            CORPUS.replace(r#""index":0"#, r#""index":0,"index":1"#),
         ] {
             assert!(learned(&event).literal.is_empty(), "{event}");
         }
+        // A member given twice: the scan keeps the last value, and so does the layout, whose
+        // literal text has the first.
+        let event = CORPUS.replace(r#""text":"arrive""#, r#""text":"a","text":"b""#);
+        let mut shape = learned(&event);
+        let next = event.replace(r#""b""#, r#""c""#);
+        assert!(read(&mut shape, &next).is_some());
+        assert_eq!(read(&mut shape, &next), scanned(&next));
+        assert_eq!(read(&mut shape, &next.replace(r#""a""#, r#""x""#)), None);
+        let next = event.replace(r#""b""#, "null");
+        assert_eq!(read(&mut shape, &next), None);
         // Without `type`, and with `null`s where values would vary: those are literal.
         let event = r#"{"object":"content","delta":true,"index":null,"msg_id":"m","text":null}"#;
         let mut shape = learned(event);
@@ -395,8 +383,7 @@ mod tests {
             let event = &orders[i % 2];
             let mut raw = RawEvent::default();
             if !shape.read(event.as_bytes(), &mut raw) {
-                assert!(raw.scan_into(event.as_bytes(), 64));
-                shape.learn(event.as_bytes(), &raw, 64);
+                scan_and_learn(&mut shape, event);
             }
         }
         // Four layouts learned (two of each order, one after the other), then none: the last one
@@ -430,8 +417,7 @@ mod tests {
                 if shape.read(data.as_bytes(), &mut raw) {
                     assert_eq!(Some(format!("{raw:?}")), scanned(data), "{name}: {data}");
                 } else {
-                    assert!(raw.scan_into(data.as_bytes(), 64), "{name}: {data}");
-                    shape.learn(data.as_bytes(), &raw, 64);
+                    scan_and_learn(&mut shape, data);
                 }
             }
             assert_eq!((shape.learned, shape.hits), (1, deltas - 1), "{name}");
