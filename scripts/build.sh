@@ -72,6 +72,9 @@ done
 # The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −5.2 KB
 # gzipped (scripts/shorten-names.mjs).
 node scripts/shorten-names.mjs "$out"
+# A feature build's glue declares the exports its build left out, as `undefined`
+# (scripts/declare-missing.mjs: the TypeScript layer reads them by name, and bundlers would warn).
+[[ -n ${AGENTWIRE_FEATURES:-} ]] && node scripts/declare-missing.mjs "$out"
 # The glue wasm-bindgen wrote (each target's agentwire*.js and the snippets it imports) minified with
 # terser (npm): 28 KB gzipped becomes 10 KB. Class names are kept (stack traces, `constructor.name`);
 # the exports, the wasm imports' names and the TypeScript layer (compiled below) are untouched.

@@ -12,12 +12,21 @@ import type { ToolStreamHandlers } from "./tools.js";
 type WasmModule = typeof Wasm;
 
 let bound: WasmModule | undefined;
+let raw: WasmModule | undefined;
+
+/** Whether this build of the wasm module has the export `name` (see the README's "Feature builds"). */
+export function built(name: keyof WasmModule): boolean {
+  wasm();
+  return raw?.[name] !== undefined;
+}
 
 /** Binds the initialized wasm module (called by each entry point). */
 export function bind(module: WasmModule): void {
   module.__setErrorFactory(errorFactory);
-  // An export a feature build left out reads as a stub that throws `feature-not-built` when used
-  // (`name in wasm()` still tells whether it is there).
+  // An export a feature build left out (absent, or declared `undefined`: scripts/declare-missing.mjs)
+  // reads as a stub that throws `feature-not-built` when used; `built(name)` tells whether it is
+  // there.
+  raw = module;
   bound = new Proxy(module, {
     get(target, property, receiver): unknown {
       const value: unknown = Reflect.get(target, property, receiver);

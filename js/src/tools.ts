@@ -18,7 +18,7 @@ import type {
   ToolError,
   ToolOutcome,
 } from "./agentwire.js";
-import { wasm } from "./api.js";
+import { built, wasm } from "./api.js";
 import { ProtocolError } from "./errors.js";
 
 /** How many times a stream sends tool outcomes back (new requests) before giving up, by default. */
@@ -418,8 +418,7 @@ export class ToolCallTracker {
       };
       // A build without the `tools` feature has no argument parser: calls are still reported, with
       // their text but without partial values.
-      const w = wasm();
-      c = { state, args: "ToolArguments" in w ? new w.ToolArguments() : undefined };
+      c = { state, args: built("ToolArguments") ? new (wasm().ToolArguments)() : undefined };
       this.#calls.set(key, c);
       this.#handlers.onToolCallStart?.(state);
     }
