@@ -5,10 +5,13 @@
 #   between module and glue shortened (scripts/shorten-names.mjs) -> the glue minified (npm
 #   terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from
 #   pkg-template/.
+# Then the package's smaller entry points, `agentwire/agent-api` and `agentwire/agentx` (pkg/agent-api/,
+# pkg/agentx/): the same TypeScript layer and types over a module built with that cargo feature only.
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
-# cargo features (default: all; see the README's "Feature builds"); AGENTWIRE_OPT=size builds the
-# streaming path for size too (scripts/cargo-wasm.sh); AGENTWIRE_PKG=dir writes the package there
-# instead of pkg/.
+# cargo features (default: all; see the README's "Feature builds"), and no smaller entry points;
+# AGENTWIRE_ENTRIES="agent-api" builds only those entry points ("" none: the demo's build);
+# AGENTWIRE_OPT=size builds the streaming path for size too (scripts/cargo-wasm.sh), in every entry
+# point; AGENTWIRE_PKG=dir writes the package there instead of pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -110,19 +113,39 @@ for f in js/src/*.ts; do
 done
 rm "$out/web/tsconfig.json"
 
+# The smaller entry points: this script again, with one feature, into $out/<feature>/. Their .d.ts
+# are the full build's: the API and its types are the same in every build (what a build left out
+# throws `feature-not-built`), and the declarations emitted without type checking would not be.
+entries=""
+[[ -z ${AGENTWIRE_FEATURES:-} ]] && entries=${AGENTWIRE_ENTRIES-agent-api agentx}
+for e in $entries; do
+  echo "build: the entry point agentwire/$e (AGENTWIRE_FEATURES=$e)" >&2
+  AGENTWIRE_FEATURES=$e AGENTWIRE_PKG="$out/$e" "$root/scripts/build.sh"
+  rm "$out/$e/package.json" "$out/$e/README.md"
+  for t in web bundler node; do cp "$out/$t"/*.d.ts "$out/$e/$t/"; done
+done
+
 cp pkg-template/package.json pkg-template/README.md "$out/"
 node -e '
   const fs = require("fs");
-  const pkg = JSON.parse(fs.readFileSync(process.argv[2] + "/package.json", "utf8"));
+  const [, have, out, rustc, std, entries] = process.argv;
+  // package.json: the entry points not built (a feature build, AGENTWIRE_ENTRIES) left out.
+  const pkg = JSON.parse(fs.readFileSync(out + "/package.json", "utf8"));
+  const built = new Set(entries.split(" ").filter(Boolean));
+  const entry = (k) => k.match(/^\.\/(agent-api|agentx)(\/|$)/)?.[1];
+  for (const k of Object.keys(pkg.exports)) if (entry(k) && !built.has(entry(k))) delete pkg.exports[k];
+  pkg.files = pkg.files.filter((f) => !entry("./" + f) || built.has(entry("./" + f)));
+  fs.writeFileSync(out + "/package.json", JSON.stringify(pkg, null, 2) + "\n");
   const info = {
     name: pkg.name, version: pkg.version,
     git: require("child_process").execSync("git rev-parse HEAD").toString().trim(),
     features: process.env.AGENTWIRE_FEATURES || "default",
     opt: process.env.AGENTWIRE_OPT || "speed",
-    rustc: process.argv[3],
-    std: process.argv[4],
-    wasmBindgen: process.argv[1],
+    entries: [...built],
+    rustc,
+    std,
+    wasmBindgen: have,
   };
-  fs.writeFileSync(process.argv[2] + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
-' "$have" "$out" "$rustc_version" "$std"
+  fs.writeFileSync(out + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
+' "$have" "$out" "$rustc_version" "$std" "$entries"
 echo "build: $out/ ready ($(du -sh "$out" | cut -f1))" >&2

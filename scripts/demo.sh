@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${1:-${AGENTWIRE_PORT:-8787}}
 ./scripts/setup.sh
-./scripts/build.sh
+# The demo page uses the main entry point: the smaller ones (agentwire/agent-api, agentwire/agentx)
+# are not built.
+AGENTWIRE_ENTRIES= ./scripts/build.sh
 cargo build --quiet --release --example reference_server
 echo
 echo "  agentwire demo: http://127.0.0.1:$port/   (Ctrl-C to stop)"

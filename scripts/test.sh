@@ -4,8 +4,8 @@
 #   wasm-bindgen tests in Node and in headless Chromium (with a real streaming fetch), the
 #   JavaScript and type tests against the built package, the live demo in Chromium (Playwright),
 #   conformance with real third-party agent servers, packaging (a fresh Node project and a fresh
-#   Vite app install the packed tarball), a feature build with only the Agent API, and short
-#   fuzzing runs.
+#   Vite app install the packed tarball), the package's smaller entry points (the Agent API alone,
+#   AgentX alone) and a size build of the Agent API alone, and short fuzzing runs.
 # Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging features fuzz".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,16 +76,14 @@ if ! skip packaging; then
 fi
 
 if ! skip features; then
-  step "feature build: only the Agent API (AGENTWIRE_FEATURES=agent-api, into target/pkg-agent-api)"
-  AGENTWIRE_FEATURES=agent-api AGENTWIRE_PKG=target/pkg-agent-api ./scripts/build.sh
-  AGENTWIRE_PKG=target/pkg-agent-api node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
+  step "the entry point agentwire/agent-api: the package's build of the Agent API alone (pkg/agent-api)"
+  AGENTWIRE_PKG=pkg/agent-api node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
   step "size build: only the Agent API, the streaming path at opt-level \"z\" (AGENTWIRE_OPT=size)"
   AGENTWIRE_FEATURES=agent-api AGENTWIRE_OPT=size AGENTWIRE_PKG=target/pkg-agent-api-size ./scripts/build.sh
   AGENTWIRE_OPT=size AGENTWIRE_PKG=target/pkg-agent-api-size \
     node --test --test-reporter=spec js/test/features/agent-api-only.test.mjs
-  step "feature build: only AgentX, a build without the Agent API's snippet (AGENTWIRE_FEATURES=agentx)"
-  AGENTWIRE_FEATURES=agentx AGENTWIRE_PKG=target/pkg-agentx ./scripts/build.sh
-  AGENTWIRE_PKG=target/pkg-agentx node --test --test-reporter=spec js/test/features/agentx-only.test.mjs
+  step "the entry point agentwire/agentx: AgentX alone, a build without the Agent API's snippet (pkg/agentx)"
+  AGENTWIRE_PKG=pkg/agentx node --test --test-reporter=spec js/test/features/agentx-only.test.mjs
 fi
 
 if ! skip fuzz; then

@@ -218,6 +218,15 @@ function printSizes() {
       ` (target: wasm + glue gzipped ≤ 60 KB: ${kb(web.wasmAndGlue.gzip)}, ${web.wasmAndGlue.gzip <= 60 * 1024 ? "met" : "missed"})`);
   }
 
+  // The package's smaller entry points (agentwire/agent-api, agentwire/agentx: scripts/build.sh).
+  results.sizes.entries = {};
+  for (const entry of ["agent-api", "agentx"]) {
+    if (!existsSync(join(root, "pkg", entry, "web"))) continue;
+    const w = packageSizes(join(root, "pkg", entry)).web;
+    results.sizes.entries[entry] = w;
+    console.log(`  agentwire/${entry} (${entry}/web/): wasm + glue ${s(w.wasmAndGlue)}, with the TS layer ${kb(w.total.gzip)} gzip`);
+  }
+
   if (features.length) {
     console.log("\nFeature builds (AGENTWIRE_FEATURES=<features> scripts/build.sh in a copy; web/ wasm + glue):");
     results.sizes.features = {};

@@ -1,6 +1,7 @@
-// A feature build with only the Agent API (AGENTWIRE_FEATURES=agent-api, built by the test command
-// into target/pkg-agent-api, and with AGENTWIRE_OPT=size into target/pkg-agent-api-size): what is
-// in it works, what was left out throws `feature-not-built`.
+// A feature build with only the Agent API: the package's entry point `agentwire/agent-api`
+// (pkg/agent-api, which scripts/build.sh builds with AGENTWIRE_FEATURES=agent-api), and the size
+// build the test command makes with AGENTWIRE_OPT=size into target/pkg-agent-api-size. What is in it
+// works, what was left out throws `feature-not-built`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -2,8 +2,8 @@
 // example) and a fresh Vite app (built, served, opened in Chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, createReadStream, existsSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, rmSync, createReadStream, existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
@@ -29,11 +29,33 @@ function readmeExample() {
   return m[1];
 }
 
-test("the tarball holds the three entry points, types and wasm, and nothing else", () => {
+test("the tarball holds the three targets, types and wasm, and nothing else", () => {
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
   for (const f of ["package.json", "README.md", "web/index.js", "web/index.d.ts", "node/index.js", "bundler/index.js",
     "web/agentwire_bg.wasm", "node/agentwire_bg.wasm", "bundler/agentwire_bg.wasm"]) assert.ok(files.includes(f), f);
   assert.ok(!files.some((f) => f.startsWith("src/") || f.includes("tsconfig")), files.join(" "));
+});
+
+test("the smaller entry points: each target of each, the full build's declarations, a smaller module", () => {
+  const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, ""));
+  const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const fullWasm = readFileSync(join(pkgDir, "web/agentwire_bg.wasm")).length;
+  for (const [entry, features] of [["agent-api", "agent-api"], ["agentx", "agentx"]]) {
+    assert.ok(pkg.exports[`./${entry}`], `package.json exports ./${entry}`);
+    const info = JSON.parse(readFileSync(join(pkgDir, entry, "BUILD_INFO.json"), "utf8"));
+    assert.equal(info.features, features);
+    for (const t of ["web", "bundler", "node"]) {
+      for (const f of ["index.js", "index.d.ts", "agentwire.js", "agentwire_bg.wasm"]) {
+        assert.ok(files.includes(`${entry}/${t}/${f}`), `${entry}/${t}/${f}`);
+      }
+      // The API's declarations are the full build's, file for file.
+      for (const f of readdirSync(join(pkgDir, t)).filter((f) => f.endsWith(".d.ts"))) {
+        assert.equal(readFileSync(join(pkgDir, entry, t, f), "utf8"), readFileSync(join(pkgDir, t, f), "utf8"), `${entry}/${t}/${f}`);
+      }
+    }
+    const wasm = readFileSync(join(pkgDir, entry, "web/agentwire_bg.wasm")).length;
+    assert.ok(wasm < fullWasm * 0.6, `${entry}: ${wasm} bytes against ${fullWasm}`);
+  }
 });
 
 test("a fresh Node project installs the tarball and runs the README example", () => {
@@ -54,6 +76,31 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     console.log("ok");`;
   writeFileSync(join(app, "entries.mjs"), check);
   assert.equal(sh("node", ["entries.mjs"], app).trim(), "ok");
+  // The smaller entry points run in Node (their node/ target), what they left out throws.
+  const smaller = `
+    const sse = (o) => new TextEncoder().encode("data: " + JSON.stringify(o) + "\\n\\n");
+    const api = await import("agentwire/agent-api");
+    const d = new api.AgentStreamDecoder();
+    d.feed(sse({ object: "content", type: "text", index: 0, delta: true, msg_id: "m", text: "hi" }));
+    const text = d.response().output[0].content[0].text;
+    const missing = (f) => { try { f(); return "no error"; } catch (e) { return e.code + " " + e.details?.name; } };
+    const x = await import("agentwire/agentx");
+    const xd = new x.AgentxStreamDecoder();
+    console.log(JSON.stringify({
+      text,
+      apiLeftOut: missing(() => new api.MessageBody([])),
+      xLeftOut: missing(() => new x.AgentStreamDecoder()),
+      xDecoder: typeof xd.feed,
+      distinct: api.AgentStreamDecoder !== (await import("agentwire")).AgentStreamDecoder,
+    }));`;
+  writeFileSync(join(app, "smaller.mjs"), smaller);
+  assert.deepEqual(JSON.parse(sh("node", ["smaller.mjs"], app)), {
+    text: "hi",
+    apiLeftOut: "feature-not-built MessageBody",
+    xLeftOut: "feature-not-built AgentStreamDecoder",
+    xDecoder: "function",
+    distinct: true,
+  });
 });
 
 function serveStatic(dir) {
@@ -89,12 +136,29 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
       const client = new AgentClient({ baseUrl: server });
       let deltas = "";
       const r = await client.stream(new RequestBuilder().text("user", "from vite").build(), { onTextDelta: (t) => (deltas += t) }).response;
-      out.textContent = JSON.stringify({ early, decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error });
+      // The smaller entry point, loaded on demand: its own module, the same API.
+      const lite = await import("agentwire/agent-api");
+      await lite.default();
+      const ld = new lite.AgentStreamDecoder();
+      ld.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"lite"}\\n\\n'));
+      const liteDecoded = ld.response().output[0].content[0].text;
+      let liteLeftOut = "no error";
+      try { new lite.MessageBody([]); } catch (e) { liteLeftOut = e.code; }
+      out.textContent = JSON.stringify({ early, decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error, liteDecoded, liteLeftOut });
     } catch (e) {
       out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
     }
   `);
-  sh(join(app, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], app);
+  // Built without a warning: the smaller entry point's glue declares what its build left out
+  // (scripts/declare-missing.mjs), so no import of the layer is reported as not exported.
+  const built = spawnSync(join(app, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], { cwd: app, encoding: "utf8" });
+  assert.equal(built.status, 0, built.stderr);
+  assert.doesNotMatch(built.stdout + built.stderr, /not exported|warn/i);
+  // Two modules bundled: the full one and, for the dynamic import, the Agent API's (smaller).
+  const modules = readdirSync(join(app, "dist/assets")).filter((f) => f.endsWith(".wasm"))
+    .map((f) => readFileSync(join(app, "dist/assets", f)).length).sort((a, b) => a - b);
+  assert.equal(modules.length, 2, `wasm assets: ${modules}`);
+  assert.ok(modules[0] < modules[1] * 0.6, `wasm assets: ${modules}`);
   const srv = await serveStatic(join(app, "dist"));
   const browser = await launch();
   try {
@@ -109,6 +173,8 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
     assert.equal(r.status, "completed");
     assert.match(r.deltas, /You asked: “from vite”/);
     assert.equal(r.isError, true);
+    assert.equal(r.liteDecoded, "lite");
+    assert.equal(r.liteLeftOut, "feature-not-built");
     assert.deepEqual(page.pageErrors, []);
   } finally {
     await browser.close();
