@@ -1,7 +1,7 @@
 // A feature build with only AgentX: the package's entry point `agentwire/agentx` (pkg/agentx, which
 // scripts/build.sh builds with AGENTWIRE_FEATURES=agentx), a build without the Agent API, so without
-// the wasm-bindgen snippet the Agent API imports. What is in it works (through the minified glue), what was left out throws
-// `feature-not-built`.
+// the wasm-bindgen snippet the Agent API imports. What is in it works (through the minified glue),
+// what was left out throws `feature-not-built`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
