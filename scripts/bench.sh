@@ -15,7 +15,7 @@ export AGENTWIRE_SHARED=${AGENTWIRE_SHARED:-$(cd .. && pwd)/shared}
 
 stale=1
 if [[ -f pkg/BUILD_INFO.json && -f pkg/web/agentwire_bg.wasm ]]; then
-  stale=$(find src core cdylib js/src Cargo.toml Cargo.lock scripts/build.sh scripts/cargo-wasm.sh scripts/order-functions.mjs scripts/shorten-names.mjs scripts/wasm-binary.mjs -newer pkg/BUILD_INFO.json -print -quit | wc -l)
+  stale=$(find src core cdylib js/src Cargo.toml Cargo.lock scripts/build.sh scripts/cargo-wasm.sh scripts/order-functions.mjs scripts/shorten-names.mjs scripts/wasm-binary.mjs scripts/declare-missing.mjs -newer pkg/BUILD_INFO.json -print -quit | wc -l)
   # A package built with another AGENTWIRE_OPT (speed or size) is rebuilt too.
   grep -q "\"opt\": \"${AGENTWIRE_OPT:-speed}\"" pkg/BUILD_INFO.json || stale=1
 fi

@@ -21,6 +21,13 @@ features=()
 if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
   features=(--no-default-features --features "$AGENTWIRE_FEATURES")
 fi
+# The smaller entry points to build after the package (none in a feature build); see below.
+all_entries="agent-api agentx" # pkg-template/package.json exports each as ./<feature>
+entries=""
+[[ -z ${AGENTWIRE_FEATURES:-} ]] && entries=${AGENTWIRE_ENTRIES-$all_entries}
+for e in $entries; do
+  [[ " $all_entries " == *" $e "* ]] || { echo "build: AGENTWIRE_ENTRIES: no entry point '$e' (one of: $all_entries)" >&2; exit 2; }
+done
 # The wasm module is the agentwire-wasm package (cdylib/): it links the library, and the release
 # profile builds it and agentwire-core at opt-level 3, the library at "z" (see Cargo.toml). It is
 # compiled by scripts/cargo-wasm.sh: a pinned nightly that rebuilds the standard library with the
@@ -116,8 +123,6 @@ rm "$out/web/tsconfig.json"
 # The smaller entry points: this script again, with one feature, into $out/<feature>/. Their .d.ts
 # are the full build's: the API and its types are the same in every build (what a build left out
 # throws `feature-not-built`), and the declarations emitted without type checking would not be.
-entries=""
-[[ -z ${AGENTWIRE_FEATURES:-} ]] && entries=${AGENTWIRE_ENTRIES-agent-api agentx}
 for e in $entries; do
   echo "build: the entry point agentwire/$e (AGENTWIRE_FEATURES=$e)" >&2
   AGENTWIRE_FEATURES=$e AGENTWIRE_PKG="$out/$e" "$root/scripts/build.sh"
@@ -128,11 +133,12 @@ done
 cp pkg-template/package.json pkg-template/README.md "$out/"
 node -e '
   const fs = require("fs");
-  const [, have, out, rustc, std, entries] = process.argv;
+  const [, have, out, rustc, std, entries, allEntries] = process.argv;
   // package.json: the entry points not built (a feature build, AGENTWIRE_ENTRIES) left out.
   const pkg = JSON.parse(fs.readFileSync(out + "/package.json", "utf8"));
   const built = new Set(entries.split(" ").filter(Boolean));
-  const entry = (k) => k.match(/^\.\/(agent-api|agentx)(\/|$)/)?.[1];
+  const all = new Set(allEntries.split(" ").filter(Boolean));
+  const entry = (k) => [k.match(/^\.\/([^/]+)/)?.[1]].find((e) => all.has(e));
   for (const k of Object.keys(pkg.exports)) if (entry(k) && !built.has(entry(k))) delete pkg.exports[k];
   pkg.files = pkg.files.filter((f) => !entry("./" + f) || built.has(entry("./" + f)));
   fs.writeFileSync(out + "/package.json", JSON.stringify(pkg, null, 2) + "\n");
@@ -147,5 +153,5 @@ node -e '
     wasmBindgen: have,
   };
   fs.writeFileSync(out + "/BUILD_INFO.json", JSON.stringify(info, null, 2) + "\n");
-' "$have" "$out" "$rustc_version" "$std" "$entries"
+' "$have" "$out" "$rustc_version" "$std" "$entries" "$all_entries"
 echo "build: $out/ ready ($(du -sh "$out" | cut -f1))" >&2

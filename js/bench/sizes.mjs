@@ -60,7 +60,7 @@ function sourceHash(extra) {
     if (st.isDirectory()) for (const f of readdirSync(p).sort()) walk(join(p, f));
     else h.update(relative(root, p)).update(readFileSync(p));
   };
-  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "core/Cargo.toml", "cdylib", "scripts/build.sh", "scripts/cargo-wasm.sh", "scripts/order-functions.mjs", "scripts/shorten-names.mjs", "scripts/wasm-binary.mjs"]) walk(join(root, p));
+  for (const p of ["src", "js/src", "Cargo.toml", "Cargo.lock", "core/Cargo.toml", "cdylib", "scripts/build.sh", "scripts/cargo-wasm.sh", "scripts/order-functions.mjs", "scripts/shorten-names.mjs", "scripts/wasm-binary.mjs", "scripts/declare-missing.mjs"]) walk(join(root, p));
   h.update(extra);
   return h.digest("hex").slice(0, 16);
 }
