@@ -106,3 +106,70 @@ pub fn truncate_body(mut body: String) -> String {
     }
     body
 }
+
+/// Doubled waits between resume attempts stop growing at this many milliseconds (30 s), unless the
+/// first wait was longer (see [`reconnect_wait_ms`]).
+pub const MAX_BACKOFF_MS: u32 = 30_000;
+
+/// How long to wait before the next attempt to resume a broken stream, in milliseconds.
+///
+/// - The first wait (`previous` is `None`) is the server's reconnection time, which its latest
+///   valid SSE `retry` field set (WHATWG HTML §9.2.6; `server_retry_ms`, as
+///   [`SseDecoder::retry`](crate::sse::SseDecoder::retry) gives it), or `initial_ms` if it sent
+///   none. A server's time is honoured as it is, up to `u32::MAX` ms (about 49.7 days; a longer
+///   one is taken as that, never wrapped around to a short one).
+/// - Each later wait doubles `previous`, up to [`MAX_BACKOFF_MS`] or `previous` itself if that is
+///   longer: the waits never get shorter.
+#[must_use]
+pub fn reconnect_wait_ms(
+    previous: Option<u32>,
+    server_retry_ms: Option<u64>,
+    initial_ms: u32,
+) -> u32 {
+    match previous {
+        None => server_retry_ms.map_or(initial_ms, |ms| u32::try_from(ms).unwrap_or(u32::MAX)),
+        Some(wait) => wait.saturating_mul(2).min(wait.max(MAX_BACKOFF_MS)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_wait_is_the_servers_retry_time_else_the_initial_one() {
+        assert_eq!(reconnect_wait_ms(None, None, 500), 500);
+        assert_eq!(reconnect_wait_ms(None, Some(250), 500), 250);
+        assert_eq!(reconnect_wait_ms(None, Some(0), 500), 0);
+        assert_eq!(reconnect_wait_ms(None, Some(120_000), 500), 120_000);
+    }
+
+    #[test]
+    fn a_retry_time_past_u32_is_the_longest_wait_not_a_wrapped_short_one() {
+        // 2^32 ms would be 0 if cast, 2^32 + 5 would be 5: an immediate reconnect.
+        assert_eq!(reconnect_wait_ms(None, Some(1 << 32), 500), u32::MAX);
+        assert_eq!(reconnect_wait_ms(None, Some((1 << 32) + 5), 500), u32::MAX);
+        assert_eq!(reconnect_wait_ms(None, Some(u64::MAX), 500), u32::MAX);
+        assert_eq!(
+            reconnect_wait_ms(None, Some(u64::from(u32::MAX)), 500),
+            u32::MAX
+        );
+    }
+
+    #[test]
+    fn later_waits_double_up_to_30_s_and_never_shrink() {
+        let waits: Vec<u32> = std::iter::successors(Some(250), |&w| {
+            Some(reconnect_wait_ms(Some(w), Some(250), 500))
+        })
+        .take(10)
+        .collect();
+        assert_eq!(
+            waits,
+            [250, 500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]
+        );
+        // A server's longer time is kept, not cut to 30 s at the second attempt.
+        assert_eq!(reconnect_wait_ms(Some(60_000), Some(60_000), 500), 60_000);
+        assert_eq!(reconnect_wait_ms(Some(u32::MAX), None, 500), u32::MAX);
+        assert_eq!(reconnect_wait_ms(Some(0), None, 500), 0);
+    }
+}

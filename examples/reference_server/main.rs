@@ -7,7 +7,8 @@
 //!
 //! - `POST /process`: an Agent API request in, a `text/event-stream` of Agent API events out (each
 //!   event's `sequence_number` is also its SSE `id`; the stream starts with `retry: 250`). Query:
-//!   `pace_ms` (token pacing), `hostile=1` (`javascript:` URLs where a UI might render them),
+//!   `pace_ms` (token pacing), `retry` (the `retry` field's milliseconds instead of 250),
+//!   `hostile=1` (`javascript:` URLs where a UI might render them),
 //!   `fault=…` (see `fault.rs`: `close-after:N`, `close-mid-event:N`, `stall:N:MS`, `garbage:N`,
 //!   `invalid-utf8:N`, `huge-event:N`, `never-terminated:N`).
 //! - `GET /process/resume/{response_id}` with `Last-Event-ID`: the events after that id, then the
@@ -171,6 +172,8 @@ mod server {
         fault: Option<String>,
         /// Which scripted agent answers: `tools` for the client-side tool agent.
         agent: Option<String>,
+        /// The reconnection time the stream's `retry` field sets, in milliseconds (default 250).
+        retry: Option<u64>,
     }
 
     /// Sends an agent's events straight to one connection (AgentX: no resuming).
@@ -203,14 +206,20 @@ mod server {
 
     /// Streams `log` from position `from` to a new connection, injecting `fault`; counts a
     /// connection the client closed before the end.
-    fn forward(log: Arc<Log>, from: usize, fault: Option<Fault>, stats: Arc<Stats>) -> Response {
+    fn forward(
+        log: Arc<Log>,
+        from: usize,
+        fault: Option<Fault>,
+        retry_ms: u64,
+        stats: Arc<Stats>,
+    ) -> Response {
         let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(64);
         tokio::spawn(async move {
             let send = |bytes: Vec<u8>| {
                 let tx = tx.clone();
                 async move { tx.send(Ok(Bytes::from(bytes))).await.is_ok() }
             };
-            if !send(b"retry: 250\n\n".to_vec()).await {
+            if !send(format!("retry: {retry_ms}\n\n").into_bytes()).await {
                 stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
                 return;
             }
@@ -292,7 +301,7 @@ mod server {
             writer.finish();
             stats.finished.fetch_add(1, Ordering::SeqCst);
         });
-        forward(log, 0, fault, s.stats.clone())
+        forward(log, 0, fault, q.retry.unwrap_or(250), s.stats.clone())
     }
 
     /// `GET /process/resume/{response_id}` with `Last-Event-ID` (or `?last_event_id=`).
@@ -326,7 +335,7 @@ mod server {
             None => 0,
         };
         s.stats.resumed.fetch_add(1, Ordering::SeqCst);
-        forward(log, from, None, s.stats.clone())
+        forward(log, from, None, 250, s.stats.clone())
     }
 
     /// `POST /chat`: the AgentX agent.

@@ -22,7 +22,7 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, text_of, Chunk, HeaderList,
+    read_chunk, send, sleep, text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -55,8 +55,6 @@ export type AcpEvent =
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, milliseconds: i32) -> JsValue;
 
     /// `(updates: AcpRunUpdate[]) => void`, called once per network chunk or client move.
     #[wasm_bindgen(typescript_type = "(updates: AcpRunUpdate[]) => void")]
@@ -482,7 +480,7 @@ impl JsAcpClient {
         let shared = Rc::new(Shared {
             transport: Rc::clone(&self.transport),
             mode,
-            poll_ms: i32::try_from(config.poll_interval.unwrap_or(500)).unwrap_or(i32::MAX),
+            poll_ms: config.poll_interval.unwrap_or(500),
             signal,
             sink,
             session: RefCell::new(session),
@@ -527,18 +525,11 @@ fn deferred() -> Result<(Promise, Function, Function), JsValue> {
     Ok((promise, resolve, reject))
 }
 
-async fn sleep(milliseconds: i32) {
-    let promise = Promise::new(&mut |resolve, _| {
-        let _ = set_timeout(&resolve, milliseconds);
-    });
-    let _ = JsFuture::from(promise).await;
-}
-
 /// The state of one run, shared by its call object and the futures that follow it.
 struct Shared {
     transport: Rc<Transport>,
     mode: RunMode,
-    poll_ms: i32,
+    poll_ms: u32,
     signal: Option<AbortSignal>,
     sink: Function,
     session: RefCell<AcpSession>,
@@ -851,7 +842,7 @@ impl Shared {
             if self.settled() {
                 return Ok(());
             }
-            sleep(self.poll_ms).await;
+            sleep(self.poll_ms, self.signal()).await;
             if self.aborted() {
                 return Err(self.abort_error());
             }
@@ -870,7 +861,7 @@ impl Shared {
                 self.deliver()?;
                 return self.check_violation();
             }
-            sleep(self.poll_ms).await;
+            sleep(self.poll_ms, self.signal()).await;
             if self.aborted() {
                 return Err(self.abort_error());
             }

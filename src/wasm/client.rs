@@ -21,24 +21,18 @@ use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    credentials_option, describe, event_stream_reader, fetch_option, promise, read_chunk, send,
-    text_of, Chunk, HeaderList,
+    clear_timeout, credentials_option, describe, event_stream_reader, fetch_option, promise,
+    read_chunk, send, set_timeout, sleep, text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
 use crate::error::ErrorCode;
-use crate::transport::TransportError;
+use crate::transport::{reconnect_wait_ms, TransportError};
 use serde::Serialize;
 
 #[wasm_bindgen]
 extern "C" {
-
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(callback: &Function, milliseconds: i32) -> JsValue;
-
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
 
     /// `(updates: StreamUpdate[]) => void`, called once per network chunk.
     #[wasm_bindgen(typescript_type = "(updates: StreamUpdate[]) => void")]
@@ -75,7 +69,8 @@ pub struct AgentClientConfig {
     /// Resume a broken stream automatically: when the connection breaks (or the server closes
     /// before the response ended) and the server gave SSE `id`s, reconnect with `GET` to
     /// `resume.path` (default `/process/resume/{responseId}`) sending `Last-Event-ID`, waiting the
-    /// server's `retry` time (or `initialDelayMs`, default 500 ms), doubled at each attempt, at
+    /// server's `retry` time (or `initialDelayMs`, default 500 ms), doubled at each attempt up to
+    /// 30 s (a server's longer `retry` is kept; see `agentwire::transport::reconnect_wait_ms`), at
     /// most `maxAttempts` (default 3) times. The request is never re-POSTed. Off when absent.
     #[tsify(optional)]
     pub resume: Option<ResumeConfig>,
@@ -348,17 +343,11 @@ impl Call {
             match (resume, response_id) {
                 (Some(r), Some(id)) if attempts < max && !last_event_id.is_empty() => {
                     attempts += 1;
-                    let first = self
-                        .decoder
-                        .borrow()
-                        .inner()
-                        .sse()
-                        .retry()
-                        .map(|ms| ms as u32);
-                    let wait = delay_ms
-                        .unwrap_or_else(|| first.unwrap_or(r.initial_delay_ms.unwrap_or(500)));
-                    delay_ms = Some(wait.saturating_mul(2).min(30_000));
-                    sleep(wait).await;
+                    let server_retry = self.decoder.borrow().inner().sse().retry();
+                    let initial = r.initial_delay_ms.unwrap_or(500);
+                    let wait = reconnect_wait_ms(delay_ms, server_retry, initial);
+                    delay_ms = Some(wait);
+                    sleep(wait, self.signal.as_ref()).await;
                     if self.aborted() {
                         return Err(self.abort());
                     }
@@ -641,12 +630,4 @@ async fn read_within(
         Ok(v) => Ok(Some(v)),
         Err(e) => Err(e),
     }
-}
-
-/// Waits `ms` milliseconds.
-async fn sleep(ms: u32) {
-    let p = Promise::new(&mut |resolve, _reject| {
-        set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
-    });
-    let _ = JsFuture::from(p).await;
 }

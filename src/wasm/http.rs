@@ -7,7 +7,7 @@ use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStreamDefaultReader, Request, RequestCredentials, Response};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, Request, RequestCredentials, Response};
 
 use super::error::{invalid_argument, js_error};
 use crate::transport::{truncate_body, TransportError};
@@ -58,6 +58,36 @@ pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + '
 extern "C" {
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(input: &Request) -> Promise;
+
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub(crate) fn set_timeout(callback: &Function, milliseconds: i32) -> JsValue;
+
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub(crate) fn clear_timeout(id: &JsValue);
+}
+
+/// Waits `ms` milliseconds (at most `i32::MAX`, about 24.8 days: `setTimeout`'s limit), or until
+/// `signal` fires, whichever comes first: a user's abort ends a client's wait (before resuming a
+/// stream, between polls) at once instead of when the wait was over. The timer is cleared and the
+/// listener removed either way, so nothing keeps a Node process alive after it.
+pub(crate) async fn sleep(ms: u32, signal: Option<&AbortSignal>) {
+    if signal.is_some_and(AbortSignal::aborted) {
+        return;
+    }
+    let mut timer = JsValue::UNDEFINED;
+    let mut wake = None;
+    let promise = Promise::new(&mut |resolve, _reject| {
+        timer = set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
+        if let Some(signal) = signal {
+            let _ = signal.add_event_listener_with_callback("abort", &resolve);
+        }
+        wake = Some(resolve);
+    });
+    let _ = JsFuture::from(promise).await;
+    clear_timeout(&timer);
+    if let (Some(signal), Some(wake)) = (signal, wake) {
+        let _ = signal.remove_event_listener_with_callback("abort", &wake);
+    }
 }
 
 /// Sends `request` with the client's `fetch` (`options.fetch`) or the global one, and waits for

@@ -364,6 +364,24 @@ test("abort: the request stops, no callback runs after it, and the run keeps wha
   assert.equal(after, 0);
 });
 
+test("abort between two polls of an async run settles the run at once, not after the interval", async () => {
+  const all = json("run-async-events.json").events;
+  const created = all[0].run;
+  const fetch = scripted({
+    "POST /runs": { status: 202, body: JSON.stringify(created) },
+    [`GET /runs/${created.run_id}/events`]: { body: JSON.stringify({ events: all.slice(0, 2) }) },
+  });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  const controller = new AbortController();
+  const started = Date.now();
+  const h = client.run("echo", "hello world", { mode: "async", pollInterval: 60_000, signal: controller.signal });
+  setTimeout(() => controller.abort(), 300);
+  await assert.rejects(h.run, (e) => e.code === "aborted");
+  const settledAfterMs = Date.now() - started;
+  assert.ok(settledAfterMs < 5000, `settled after ${settledAfterMs} ms, not after the 60 s interval`);
+  assert.deepEqual(fetch.requests.map((r) => r.key), ["POST /runs", `GET /runs/${created.run_id}/events`]);
+});
+
 test("a handler that throws stops the run with its exception", async () => {
   const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(fixture("run-stream.sse"), 100) }) });
   const boom = new Error("handler failed");

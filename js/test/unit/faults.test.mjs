@@ -130,3 +130,36 @@ test("a user's abort and a network failure are told apart", async () => {
   const { error } = await run("close-after:12");
   assert.notEqual(error.code, "aborted");
 });
+
+/** Streams a request whose connection breaks after 12 events, with resuming on, the server's
+ * `retry` field set to `retryMs`; the user aborts after `abortAfterMs`. */
+async function abortWhileWaiting(retryMs, abortAfterMs) {
+  const before = await getJson(`${server()}/stats`);
+  const controller = new AbortController();
+  const client = new AgentClient({
+    baseUrl: server(),
+    endpoint: `/process?pace_ms=2&fault=close-after:12&retry=${retryMs}`,
+    resume: { initialDelayMs: 50 },
+  });
+  const started = Date.now();
+  const s = client.stream(request(), {}, { signal: controller.signal });
+  setTimeout(() => controller.abort(), abortAfterMs);
+  const error = await s.response.then(() => null, (e) => e);
+  const settledAfterMs = Date.now() - started;
+  const after = await getJson(`${server()}/stats`);
+  return { error, settledAfterMs, resumed: after.resumed - before.resumed };
+}
+
+test("a server's retry time past 2^32 ms is waited, not wrapped around to an immediate reconnect", async () => {
+  // 2^32 ms cast to 32 bits is 0: the client reconnected at once.
+  const { error, resumed } = await abortWhileWaiting(2 ** 32, 600);
+  assert.equal(error.code, "aborted");
+  assert.equal(resumed, 0, "no reconnect during the server's (very long) reconnection time");
+});
+
+test("an abort during the wait before resuming settles the stream at once", async () => {
+  const { error, settledAfterMs, resumed } = await abortWhileWaiting(60_000, 600);
+  assert.equal(error.code, "aborted");
+  assert.equal(resumed, 0);
+  assert.ok(settledAfterMs < 5000, `settled after ${settledAfterMs} ms, not after the 60 s wait`);
+});
