@@ -51,7 +51,8 @@ pub struct OwnedSseEvent {
 pub enum SseItem<'a> {
     /// A dispatched event.
     Event(SseEvent<'a>),
-    /// A `retry` field with a valid value: the new reconnection time, in milliseconds.
+    /// A `retry` field with a valid value: the new reconnection time, in milliseconds (a value
+    /// past `u64::MAX`, about 585 million years, is taken as `u64::MAX`).
     Retry(u64),
     /// A recoverable decoding error. Decoding continues after it: later events are never lost.
     Error(SseError),
@@ -259,7 +260,8 @@ impl SseDecoder {
         &self.last_event_id
     }
 
-    /// The reconnection time in milliseconds set by the latest valid `retry` field, if any.
+    /// The reconnection time in milliseconds set by the latest valid `retry` field, if any
+    /// (saturated at `u64::MAX`).
     pub fn retry(&self) -> Option<u64> {
         self.retry
     }

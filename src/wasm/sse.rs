@@ -22,7 +22,8 @@ pub enum SseDecoderItem {
         /// The last event ID string at dispatch.
         id: String,
     },
-    /// A valid `retry` field: the reconnection time in milliseconds.
+    /// A valid `retry` field: the reconnection time in milliseconds (saturated at 2^64 − 1, and a
+    /// number: exact up to 2^53).
     Retry {
         /// Milliseconds.
         retry: u64,
@@ -129,7 +130,8 @@ impl JsSseDecoder {
         self.0.last_event_id().to_owned()
     }
 
-    /// The reconnection time in milliseconds, if a `retry` field set one.
+    /// The reconnection time in milliseconds, if a `retry` field set one (saturated at 2^64 − 1,
+    /// exact up to 2^53).
     #[wasm_bindgen(getter)]
     pub fn retry(&self) -> Option<f64> {
         self.0.retry().map(|r| r as f64)
