@@ -50,6 +50,7 @@
 //! | `{"path": "/hel` (open string) | `{"path": "/hel"}`: what has arrived, decoded | same |
 //! | `{"a": "x\u00` (escape split across deltas) | `{"a": "x"}`: the incomplete escape is held until complete | same (recent versions; older ones failed the whole parse) |
 //! | `{"a": "\ud83d` (first half of a surrogate pair) | `{"a": ""}`: held until the low half arrives | a lone surrogate in the JS string until the low half arrives |
+//! | `{"a": "\ud83dx` or `{"a": "\udc00` (a surrogate that is not half of a pair) | `{"a": "\u{FFFD}x"}`, `{"a": "\u{FFFD}"}`: U+FFFD for each (RFC 8259 §8.2 leaves it open) | the lone surrogate in the JS string (U+FFFD once encoded as UTF-8) |
 //! | `{"pa` or `{"path"` or `{"path": ` (pending key) | `{}`: a key appears only with its value | same |
 //! | `[1, 2` (open number) | `[1, 2]`: a number appears once its text is a complete JSON number | same |
 //! | `[1.`, `[1e`, `[1.5e+` | `[1]`, `[1]`, `[1.5]`: the incomplete tail is held back (the number shows its longest complete prefix) | same |
@@ -82,9 +83,10 @@
 //! # Completion and errors
 //!
 //! [`finish`](PartialJson::finish) returns the final value, equal to what `serde_json::from_str`
-//! returns for the whole text (`serde_json::from_slice` for bytes), and fails where `serde_json`
-//! fails (invalid JSON, trailing characters, a lone surrogate, a number out of range, invalid
-//! UTF-8), plus the two limits of
+//! returns for the whole text (`serde_json::from_slice` for bytes) but for lone surrogates, which
+//! serde_json refuses and which read as U+FFFD here as in every reader of agentwire (see
+//! `agentwire_core::json::parse_value`); it fails where `serde_json` fails (invalid JSON, trailing
+//! characters, a number out of range, invalid UTF-8), plus the two limits of
 //! [`PartialJsonLimits`] (nesting depth, total size). Nesting deeper than 128 is refused by
 //! `serde_json` whatever our limit says. Once a push fails, the parser keeps that error: later
 //! pushes and `finish` return it again, while `value` still shows the last good partial value.
@@ -170,15 +172,6 @@ pub enum PartialJsonError {
         /// Byte offset of the first byte of the invalid sequence.
         offset: usize,
     },
-    /// A `\uXXXX` escape of a UTF-16 surrogate that is not part of a pair (RFC 8259 section 8.2
-    /// allows it; `serde_json` and Rust strings do not).
-    #[error("unpaired UTF-16 surrogate \\u{code:04x} in a string at byte {offset}")]
-    LoneSurrogate {
-        /// Byte offset of the escape's backslash.
-        offset: usize,
-        /// The surrogate's code unit.
-        code: u16,
-    },
 }
 
 impl ErrorCode for PartialJsonError {
@@ -190,7 +183,6 @@ impl ErrorCode for PartialJsonError {
             PartialJsonError::TooLarge { .. } => "json-too-large",
             PartialJsonError::TrailingCharacters { .. } => "json-trailing-characters",
             PartialJsonError::NumberOutOfRange { .. } => "json-number-out-of-range",
-            PartialJsonError::LoneSurrogate { .. } => "json-lone-surrogate",
             PartialJsonError::InvalidUtf8 { .. } => "json-invalid-utf8",
         }
     }
@@ -226,10 +218,6 @@ impl ErrorCode for PartialJsonError {
             PartialJsonError::NumberOutOfRange { offset, text } => Details::new()
                 .field("offset", offset)
                 .field("text", text)
-                .into(),
-            PartialJsonError::LoneSurrogate { offset, code } => Details::new()
-                .field("offset", offset)
-                .field("code", code)
                 .into(),
             PartialJsonError::InvalidUtf8 { offset } => {
                 Details::new().field("offset", offset).into()

@@ -67,9 +67,15 @@ pub fn message_of(e: &serde_json::Error) -> String {
 /// its 1-based line and column (`json::syntax_error`: the text is checked again, by a checker of
 /// this crate's; [`not_json`] tells these errors, which are serde_json custom errors). For JSON
 /// text a tree cannot hold, a data error (`is_data`, line and column 0) naming
-/// it: "number out of range" (beyond `f64::MAX`), "recursion limit exceeded at line L column C"
-/// (nesting deeper than 127 arrays and objects, serde_json's limit), or "lone surrogate in hex
-/// escape".
+/// it: "number out of range" (beyond `f64::MAX`) or "recursion limit exceeded at line L column C"
+/// (nesting deeper than 127 arrays and objects, serde_json's limit).
+///
+/// One reading differs from serde_json's, on purpose: an escaped UTF-16 surrogate that is not half
+/// of a pair (`"\ud83d"`, valid JSON by RFC 8259's grammar; §8.2 leaves its reading open) reads as
+/// U+FFFD, as `JSON.parse` followed by `toWellFormed()` reads it, where serde_json refuses the
+/// whole text ("lone surrogate in hex escape"). A JavaScript server that cuts a string between
+/// the halves of a pair sends such escapes; the JavaScript SDKs read them, so agentwire keeps the
+/// event too ([`replace_lone_surrogates`] gives serde_json's reading of the same text).
 #[doc(hidden)]
 #[inline(never)]
 pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
@@ -91,15 +97,61 @@ pub fn parse_number(text: &str) -> Option<serde_json::Number> {
     }
 }
 
+/// `text` with each escaped UTF-16 surrogate that is not half of a pair replaced by `\ufffd`: the
+/// text serde_json reads as [`parse_value`] reads `text` (serde_json refuses lone surrogates;
+/// agentwire reads each as U+FFFD, as `JSON.parse` then `toWellFormed()` do). The oracle of the
+/// tests and fuzz targets that compare agentwire's readers with serde_json's; for any `text`,
+/// whether JSON or not (only what follows a `\u` inside a string changes). Not API.
+#[doc(hidden)]
+pub fn replace_lone_surrogates(text: &str) -> String {
+    let b = text.as_bytes();
+    let hex4 = |at: usize| {
+        let digits = std::str::from_utf8(b.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(digits, 16)
+            .ok()
+            .filter(|_| digits.bytes().all(|d| d.is_ascii_hexdigit()))
+    };
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut in_string) = (0, 0, false);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                if b.get(i + 1) == Some(&b'u') {
+                    let paired = |high: u32| {
+                        (0xD800..=0xDBFF).contains(&high)
+                            && b.get(i + 6..i + 8) == Some(b"\\u")
+                            && hex4(i + 8).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
+                    };
+                    match hex4(i + 2) {
+                        Some(code) if paired(code) => i += 6, // the low half is skipped below
+                        Some(0xD800..=0xDFFF) => {
+                            out.push_str(&text[copied..i]);
+                            out.push_str("\\ufffd");
+                            copied = i + 6;
+                        }
+                        _ => {}
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    out
+}
+
 /// The messages of [`parse_value`]'s errors for JSON a tree cannot hold.
 const NUMBER_OUT_OF_RANGE: &str = "number out of range";
-const LONE_SURROGATE: &str = "lone surrogate in hex escape";
 const TOO_DEEP: &str = "recursion limit exceeded";
 
 /// Whether `e`, from [`parse_value`] or [`from_text`], says that the text is not JSON, or is JSON a
-/// tree cannot hold (a number beyond `f64::MAX`, a lone surrogate escape, nesting deeper than 127
-/// levels: what serde_json's reader reports as syntax errors), rather than that the JSON has the
-/// wrong shape for the type read. For the dialects' `invalid-json` and `invalid-event`. Not API.
+/// tree cannot hold (a number beyond `f64::MAX`, nesting deeper than 127 levels: what serde_json's
+/// reader reports as syntax errors), rather than that the JSON has the wrong shape for the type
+/// read. For the dialects' `invalid-json` and `invalid-event`. Not API.
 #[doc(hidden)]
 #[inline]
 pub fn not_json(e: &serde_json::Error) -> bool {
@@ -107,9 +159,7 @@ pub fn not_json(e: &serde_json::Error) -> bool {
         return true;
     }
     let message = e.to_string();
-    message == NUMBER_OUT_OF_RANGE
-        || message == LONE_SURROGATE
-        || message.starts_with(TOO_DEEP) && message.contains(" at line ")
+    message == NUMBER_OUT_OF_RANGE || message.starts_with(TOO_DEEP) && message.contains(" at line ")
 }
 
 /// Why [`parse_value`] did not read `text`, as a serde_json error.
@@ -120,18 +170,16 @@ fn not_read(text: &str) -> serde_json::Error {
     if let Some(e) = syntax::syntax_error(text) {
         return e;
     }
-    // Valid JSON: too deep, a lone surrogate, or a number out of range.
+    // Valid JSON: too deep, or a number out of range.
     let b = text.as_bytes();
     let (mut i, mut depth) = (0, 0);
     while let Some(&c) = b.get(i) {
         match c {
-            b'"' => match scan::string_at(text, i) {
-                Some((_, next)) => {
-                    i = next;
-                    continue;
-                }
-                None => return serde_json::Error::custom(LONE_SURROGATE),
-            },
+            b'"' => {
+                // Valid JSON: the string is one.
+                i = scan::string_at(text, i).map_or(b.len(), |(_, next)| next);
+                continue;
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > scan::TREE_DEPTH {
@@ -272,7 +320,11 @@ pub(crate) mod tests {
         );
         let named = |text: &str| super::parse_value(text).unwrap_err().to_string();
         assert_eq!(named("[1, -1e400]"), "number out of range");
-        assert_eq!(named(r#"{"a": "\udc00"}"#), "lone surrogate in hex escape");
+        // A lone surrogate is read, not refused (serde_json: "lone surrogate in hex escape").
+        assert_eq!(
+            super::parse_value(r#"{"a": "\udc00", "b": ["x\ud83d", "\ud83d\ud83d\ude00"]}"#).ok(),
+            Some(serde_json::json!({"a": "\u{fffd}", "b": ["x\u{fffd}", "\u{fffd}\u{1f600}"]}))
+        );
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert_eq!(
             named(&format!("\n {deep}")),
@@ -492,17 +544,18 @@ pub(crate) mod tests {
         }
 
         /// On any text, `from_text` reads what serde_json reads, and refuses what it refuses: as
-        /// not JSON when serde_json says so.
+        /// not JSON when serde_json says so (lone surrogates: see `replace_lone_surrogates`).
         #[test]
         fn text_reads_arbitrary_text_as_serde_json(text in "[ {}\\[\\]\":,a-f0-9.eE+\\-\\\\nu\u{0}-\u{1f}]{0,30}") {
             let ours = super::from_text::<Value>(&text);
-            let theirs = serde_json::from_str::<Value>(&text);
+            let oracle = super::replace_lone_surrogates(&text);
+            let theirs = serde_json::from_str::<Value>(&oracle);
             prop_assert_eq!(ours.as_ref().ok(), theirs.as_ref().ok(), "{:?}", text);
             if let (Err(ours), Err(theirs)) = (&ours, &theirs) {
                 prop_assert_eq!(super::not_json(ours), !theirs.is_data(), "{:?}", text);
             }
             let ours = super::from_text::<shapes::Outer>(&text).ok();
-            prop_assert_eq!(ours, serde_json::from_str::<shapes::Outer>(&text).ok(), "{:?}", text);
+            prop_assert_eq!(ours, serde_json::from_str::<shapes::Outer>(&oracle).ok(), "{:?}", text);
         }
 
         /// Any float literal (long mantissas, subnormal and huge exponents) reads as

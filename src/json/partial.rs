@@ -88,8 +88,6 @@ pub struct PartialJson {
     /// The length of the longest prefix of `number`, at most [`MAX_PARTIAL_NUMBER_LEN`] bytes,
     /// that is a complete number (0 when none is).
     number_complete: usize,
-    /// Where the open escape sequence started (byte offset of its backslash).
-    escape_start: usize,
     changes: Vec<PartialChange>,
     /// The first bytes of a character split across [`push_bytes`](Self::push_bytes) calls.
     utf8_tail: [u8; 4],
@@ -226,7 +224,6 @@ impl PartialJson {
             number_start: 0,
             number_shown: 0,
             number_complete: 0,
-            escape_start: 0,
             changes: Vec::new(),
             utf8_tail: [0; 4],
             utf8_tail_len: 0,
@@ -248,9 +245,8 @@ impl PartialJson {
     /// # Errors
     ///
     /// [`PartialJsonError::Syntax`], [`TooDeep`](PartialJsonError::TooDeep),
-    /// [`TrailingCharacters`](PartialJsonError::TrailingCharacters),
-    /// [`NumberOutOfRange`](PartialJsonError::NumberOutOfRange) and
-    /// [`LoneSurrogate`](PartialJsonError::LoneSurrogate) at the offending byte (what came before
+    /// [`TrailingCharacters`](PartialJsonError::TrailingCharacters) and
+    /// [`NumberOutOfRange`](PartialJsonError::NumberOutOfRange) at the offending byte (what came before
     /// it in the push is applied); [`TooLarge`](PartialJsonError::TooLarge) when the text would
     /// exceed [`max_bytes`](PartialJsonLimits::max_bytes) (nothing of the push is applied). After
     /// an error every later push returns the same error.
@@ -416,7 +412,6 @@ impl PartialJson {
         self.number_start = 0;
         self.number_shown = 0;
         self.number_complete = 0;
-        self.escape_start = 0;
         self.changes.clear();
         self.utf8_tail_len = 0;
         self.appending = false;
@@ -743,6 +738,20 @@ impl PartialJson {
         self.string_text(is_key, c.encode_utf8(&mut buf));
     }
 
+    /// The UTF-16 code unit of a complete `\uXXXX` escape that is not the low half of a pair: a
+    /// high surrogate waits for its low half; a lone low surrogate reads as U+FFFD (as
+    /// `JSON.parse` then `toWellFormed()` read it, and as `agentwire_core::json::parse_value`
+    /// does); anything else is its character.
+    fn code_unit(&mut self, is_key: bool, code: u32) {
+        if (0xD800..0xDC00).contains(&code) {
+            self.set_escape(is_key, Escape::LowBackslash { high: code });
+        } else {
+            let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.string_char(is_key, c);
+            self.set_escape(is_key, Escape::None);
+        }
+    }
+
     fn set_escape(&mut self, is_key: bool, escape: Escape) {
         self.mode = if is_key {
             Mode::KeyString(escape)
@@ -789,7 +798,6 @@ impl PartialJson {
                             return Ok(i + 1);
                         }
                         Some(b'\\') => {
-                            self.escape_start = self.offset + i;
                             self.set_escape(is_key, Escape::Backslash);
                             i += 1;
                         }
@@ -839,15 +847,8 @@ impl PartialJson {
                                 digits: digits + 1,
                             },
                         );
-                    } else if (0xD800..0xDC00).contains(&code) {
-                        self.set_escape(is_key, Escape::LowBackslash { high: code });
                     } else {
-                        let c = char::from_u32(code).ok_or(PartialJsonError::LoneSurrogate {
-                            offset: self.escape_start,
-                            code: code as u16,
-                        })?;
-                        self.string_char(is_key, c);
-                        self.set_escape(is_key, Escape::None);
+                        self.code_unit(is_key, code);
                     }
                 }
                 Escape::LowBackslash { high } | Escape::LowU { high } => {
@@ -857,10 +858,16 @@ impl PartialJson {
                         b'u'
                     };
                     if b != wanted {
-                        return Err(PartialJsonError::LoneSurrogate {
-                            offset: self.escape_start,
-                            code: high as u16,
-                        });
+                        // The high half is unpaired: U+FFFD, and this byte is read again, as the
+                        // string's next character or (after `\`) the next escape's.
+                        self.string_char(is_key, char::REPLACEMENT_CHARACTER);
+                        let state = if wanted == b'\\' {
+                            Escape::None
+                        } else {
+                            Escape::Backslash
+                        };
+                        self.set_escape(is_key, state);
+                        continue;
                     }
                     let next = if wanted == b'\\' {
                         Escape::LowU { high }
@@ -887,19 +894,14 @@ impl PartialJson {
                                 digits: digits + 1,
                             },
                         );
-                    } else {
-                        let c = (0xDC00..0xE000)
-                            .contains(&code)
-                            .then(|| {
-                                char::from_u32(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
-                            })
-                            .flatten()
-                            .ok_or(PartialJsonError::LoneSurrogate {
-                                offset: self.escape_start,
-                                code: high as u16,
-                            })?;
-                        self.string_char(is_key, c);
+                    } else if (0xDC00..0xE000).contains(&code) {
+                        let c = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00);
+                        self.string_char(is_key, char::from_u32(c).unwrap_or_default());
                         self.set_escape(is_key, Escape::None);
+                    } else {
+                        // The high half is unpaired; the escape after it is read on its own.
+                        self.string_char(is_key, char::REPLACEMENT_CHARACTER);
+                        self.code_unit(is_key, code);
                     }
                 }
             }

@@ -99,7 +99,10 @@ fn scan_string(b: &[u8], i: usize) -> Option<(usize, bool, bool)> {
 /// A JSON string (with its quotes, as [`scan_string`] found it: no control characters), its
 /// content with its escapes replaced (RFC 8259 §7: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
 /// `\r`, `\t`, and `\uXXXX`, a pair of them for a character outside the Basic Multilingual
-/// Plane). `None` for an invalid escape or an unpaired surrogate: the full parser then reports it.
+/// Plane). An escaped surrogate that is not half of a pair (RFC 8259 §8.2: valid JSON, whose
+/// reading the RFC leaves open) reads as U+FFFD, as `JSON.parse` then `toWellFormed()` read it:
+/// the string a JavaScript client holds, once it is UTF-8 (serde_json refuses the whole text).
+/// `None` for an invalid escape: the full parser then reports it.
 /// (It replaced serde_json's reader of a `String`, whose error path compiled serde_json's number
 /// reading into this crate at opt-level 3: 8.5 KB of the wasm module.)
 #[inline(never)] // cold: only strings with escapes
@@ -127,19 +130,23 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
             b't' => ('\t', 2),
             b'u' => match hex4(b, k + 2)? {
                 high @ 0xD800..=0xDBFF => {
-                    if b.get(k + 6..k + 8)? != b"\\u" {
-                        return None;
+                    let low = match b.get(k + 6..k + 8) {
+                        Some(b"\\u") => hex4(b, k + 8),
+                        _ => None,
+                    };
+                    match low {
+                        Some(low @ 0xDC00..=0xDFFF) => (
+                            char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?,
+                            12,
+                        ),
+                        // Unpaired: what follows is read on its own (and checked there).
+                        _ => (char::REPLACEMENT_CHARACTER, 6),
                     }
-                    let low = hex4(b, k + 8)?;
-                    if !(0xDC00..=0xDFFF).contains(&low) {
-                        return None;
-                    }
-                    (
-                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?,
-                        12,
-                    )
                 }
-                code => (char::from_u32(code)?, 6), // `None` for a lone low surrogate
+                code => (
+                    char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER),
+                    6,
+                ),
             },
             _ => return None,
         };
@@ -172,8 +179,8 @@ pub(crate) fn tree_of(raw: &str) -> Option<serde_json::Value> {
 /// as `u64` when it fits, a negative one as `i64` when it fits, anything else (a fraction, an
 /// exponent, `-0`, a longer integer) as the nearest `f64` ([`number_at`]). `None` for text that is
 /// not JSON, and for JSON a tree cannot hold: nesting deeper than `depth`, a number beyond
-/// `f64::MAX`, a lone surrogate escape. Keys and strings are read as the event scanner reads
-/// strings.
+/// `f64::MAX`. Keys and strings are read as the event scanner reads strings (a lone surrogate
+/// escape as U+FFFD: see [`unescape`]).
 fn tree_at(s: &str, i: usize, depth: usize) -> Option<(serde_json::Value, usize)> {
     use serde_json::Value;
     let b = s.as_bytes();
@@ -1313,22 +1320,47 @@ mod tests {
 
     #[test]
     fn arbitrary_text_never_panics_and_never_accepts_what_serde_json_refuses() {
+        // (What serde_json refuses once lone surrogates are replaced: they read as U+FFFD.)
         use proptest::prelude::*;
         proptest!(|(text in "[ {}\\[\\]\":,a-z0-9.eE+\\-\\\\\u{0}-\u{1f}]{0,40}")| {
             let ok = scan_object(&text, 64, |_, v| v.into_value().map(drop)).is_some();
             if ok {
-                prop_assert!(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text).is_ok(), "{:?}", text);
+                let oracle = crate::json::replace_lone_surrogates(&text);
+                prop_assert!(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&oracle).is_ok(), "{:?}", text);
             }
         });
     }
 
-    /// `unescape` reads every string content as serde_json reads the quoted string, and declines
-    /// (`None`) exactly what serde_json refuses: invalid escapes, unpaired or misordered
-    /// surrogates, a truncated `\u`.
+    /// `unescape` reads every string content as serde_json reads the quoted string with its lone
+    /// surrogates replaced by `\ufffd` (`replace_lone_surrogates`), and declines (`None`) exactly
+    /// what serde_json then refuses: invalid escapes, a truncated `\u`.
     #[test]
     fn unescape_reads_strings_as_serde_json() {
         use proptest::prelude::*;
-        let serde = |content: &str| serde_json::from_str::<String>(&format!("\"{content}\"")).ok();
+        let serde = |content: &str| {
+            let quoted = crate::json::replace_lone_surrogates(&format!("\"{content}\""));
+            serde_json::from_str::<String>(&quoted).ok()
+        };
+        // Unpaired or misordered surrogates read as U+FFFD, one for each.
+        for (content, read) in [
+            (r"\ud83d", "\u{fffd}"),
+            (r"a\ud83d x", "a\u{fffd} x"),
+            (r"\ud83d\u0041", "\u{fffd}A"),
+            (r"\ude00\ud83d", "\u{fffd}\u{fffd}"),
+            (r"\ud83d\ud83d\ude00", "\u{fffd}\u{1f600}"),
+            (r"\ud83d\n", "\u{fffd}\n"),
+        ] {
+            assert_eq!(
+                unescape(&format!("\"{content}\"")).as_deref(),
+                Some(read),
+                "{content:?}"
+            );
+        }
+        assert_eq!(
+            unescape(r#""\ud83d\u12""#),
+            None,
+            "the escape after it is still checked"
+        );
         for content in [
             r"plain",
             r#"a\nb\tc\\d\/e\"f\b\f\r"#,
@@ -1412,7 +1444,6 @@ mod tests {
             ("[1e400]", false),
             ("[-1e400]", false),
             ("[1e-400, 1e-99999999999999999999]", true),
-            (r#"["\ud800"]"#, false),
             ("[1,]", false),
             (r#"{"a":1,}"#, false),
             (r#"{"a" 1}"#, false),
@@ -1427,6 +1458,14 @@ mod tests {
             }
             assert_eq!(tree_of(text), serde(text), "{text:?}");
         }
+        // serde_json refuses lone surrogates; they read as U+FFFD (`replace_lone_surrogates`).
+        let text = r#"["\ud800", {"\udc00k": "\ud83d\ud83d\ude00"}]"#;
+        assert_eq!(serde(text), None);
+        assert_eq!(
+            own(text),
+            serde(&crate::json::replace_lone_surrogates(text))
+        );
+        assert_eq!(tree_of(text), own(text));
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert_eq!(own(&deep), None);
         for depth in [127, 128] {

@@ -100,8 +100,7 @@ impl JsPartialJson {
     ///
     /// # Errors
     /// A `ProtocolError` at the first byte that is not JSON: `json-syntax`, `json-too-deep`,
-    /// `json-trailing-characters`, `json-number-out-of-range`, `json-lone-surrogate`,
-    /// `json-too-large` (with `details.offset`, a 0-based byte offset into the UTF-8 text). What
+    /// `json-trailing-characters`, `json-number-out-of-range`, `json-too-large` (with `details.offset`, a 0-based byte offset into the UTF-8 text). What
     /// came before the offending byte is applied; later pushes throw the same error.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
     pub fn push(&mut self, delta: &str) -> Result<JsValue, JsValue> {

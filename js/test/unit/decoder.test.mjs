@@ -209,3 +209,24 @@ test("wasm objects can be freed explicitly and with `using`", () => {
   assert.equal(typeof AgentStreamDecoder.prototype[Symbol.dispose], "function");
   assert.ok(new ProtocolError("x", "y") instanceof Error);
 });
+
+test("a surrogate pair cut between two deltas: both kept, each half as U+FFFD, as JSON.parse + toWellFormed read them", () => {
+  // A JavaScript server that slices text by UTF-16 index sends each half as an escape of its own
+  // (JSON.stringify("\ud83d") is "\"\\ud83d\""): valid JSON, which serde_json would refuse.
+  const text = "I 😀 you, 東京 😀";
+  const pieces = [text.slice(0, 3), text.slice(3, 14), text.slice(14)]; // both emoji cut
+  const event = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const delta = (t) => event({ object: "content", msg_id: "m1", index: 0, delta: true, type: "text", text: t });
+  const bytes = new TextEncoder().encode(pieces.map(delta).join(""));
+  assert.match(new TextDecoder().decode(bytes), /\\ud83d"/);
+  for (const batch of [false, true]) {
+    const d = new AgentStreamDecoder({ strict: true, batch });
+    const updates = [...d.feed(bytes), ...d.finish()];
+    const deltas = updates.filter((u) => u.type === "textDelta").map((u) => u.delta);
+    const read = pieces.map((p) => JSON.parse(JSON.stringify(p)).toWellFormed());
+    assert.deepEqual(batch ? [deltas.join("")] : deltas, batch ? [read.join("")] : read);
+    assert.deepEqual(updates.filter((u) => u.type === "issue").map((u) => u.code), ["stream-incomplete"]);
+    assert.equal(d.response().output[0].content[0].text, read.join(""));
+    d.free();
+  }
+});
