@@ -1124,3 +1124,105 @@ data: {"object":"content","type":"data","index":0,"msg_id":"m","status":"complet
         Some("-1.4901437678453860e129".parse::<f64>().unwrap())
     );
 }
+
+/// A text delta event whose `text` is written as JavaScript's `JSON.stringify` writes a string
+/// with lone surrogates (`\ud83d`): `text` is given as UTF-16 code units.
+fn utf16_delta_event(msg_id: &str, index: u32, units: &[u16]) -> String {
+    let mut text = String::new();
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(c) => {
+                let quoted = serde_json::to_string(&c.to_string()).unwrap();
+                text.push_str(&quoted[1..quoted.len() - 1]);
+            }
+            Err(e) => text.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+        }
+    }
+    format!(
+        "data: {{\"object\":\"content\",\"msg_id\":\"{msg_id}\",\"index\":{index},\"delta\":true,\"type\":\"text\",\"text\":\"{text}\"}}\n\n"
+    )
+}
+
+/// The UTF-16 code units of `s` cut at the code unit offsets `cuts`.
+fn cut_utf16(s: &str, cuts: &[usize]) -> Vec<Vec<u16>> {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let mut bounds = vec![0];
+    bounds.extend_from_slice(cuts);
+    bounds.push(units.len());
+    bounds
+        .windows(2)
+        .map(|w| units[w[0]..w[1]].to_vec())
+        .collect()
+}
+
+#[test]
+fn a_surrogate_pair_cut_between_two_deltas_is_joined_at_every_split() {
+    // A JavaScript server slicing by UTF-16 index: each emoji's pair is cut (`\ud83d` ends one
+    // delta, `\ude00` begins the next); one delta is a lone high half alone.
+    let text = "I 😀 you, 東京 😀😀";
+    let pieces = cut_utf16(text, &[3, 14, 15, 16]);
+    assert_eq!(pieces[3], [0xd83d], "a delta of the high half alone");
+    let sse: String = pieces
+        .iter()
+        .map(|p| utf16_delta_event("m1", 0, p))
+        .collect();
+    assert!(sse.contains(r#"\ud83d""#) && sse.contains(r#""\ude00"#));
+    for coalesce in [false, true] {
+        let (whole, updates) = assemble(&[sse.as_bytes()], coalesce);
+        assert_eq!(whole.output[0].content[0].text.as_deref(), Some(text));
+        assert_eq!(deltas(&updates).concat(), text);
+        if !coalesce {
+            assert_eq!(deltas(&updates), ["I ", "😀 you, 東京 ", "😀", "😀"]);
+        }
+        // Issues: only the stream's missing end.
+        let codes: Vec<&str> = updates
+            .iter()
+            .filter_map(|u| match u {
+                StreamUpdate::Issue { code, .. } => Some(code.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(codes, ["stream-incomplete"]);
+        for at in 0..=sse.len() {
+            let (a, b) = sse.as_bytes().split_at(at);
+            let (split, split_updates) = assemble(&[a, b], coalesce);
+            assert_eq!(split, whole, "split at {at}");
+            assert_eq!(deltas(&split_updates).concat(), text, "split at {at}");
+        }
+    }
+}
+
+#[test]
+fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_character() {
+    let high = [u16::from(b'a'), 0xd83d];
+    let u = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+    let text_of =
+        |r: &AgentResponse, i: usize| r.output[0].content[i].text.clone().unwrap_or_default();
+    // Followed by a delta that does not begin with a low half: U+FFFD, then that delta.
+    let sse = utf16_delta_event("m1", 0, &high) + &utf16_delta_event("m1", 0, &u("b"));
+    let (r, updates) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(text_of(&r, 0), "a\u{fffd}b");
+    assert_eq!(deltas(&updates), ["a", "\u{fffd}", "b"]);
+    // A low half of another content does not complete it: both are U+FFFD.
+    let sse = utf16_delta_event("m1", 0, &high) + &utf16_delta_event("m1", 1, &[0xde00]);
+    let (r, _) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(
+        (text_of(&r, 0), text_of(&r, 1)),
+        ("a\u{fffd}".into(), "\u{fffd}".into())
+    );
+    // The stream ends: the held half is kept, before the end is reported.
+    let (r, updates) = assemble(&[utf16_delta_event("m1", 0, &high).as_bytes()], false);
+    assert_eq!(text_of(&r, 0), "a\u{fffd}");
+    assert_eq!(deltas(&updates), ["a", "\u{fffd}"]);
+    assert!(matches!(updates.last(), Some(StreamUpdate::Done { .. })));
+    // Another event in between (the message's completion): released before it applies.
+    let done = "data: {\"object\":\"message\",\"id\":\"m1\",\"status\":\"completed\"}\n\n";
+    let sse = utf16_delta_event("m1", 0, &high) + done + &utf16_delta_event("m1", 0, &[0xde00]);
+    let (r, _) = assemble(&[sse.as_bytes()], false);
+    assert!(text_of(&r, 0).starts_with("a\u{fffd}"));
+    // A low half with nothing held, and `\\ud83d` (an escaped backslash, then letters): as written.
+    let sse = utf16_delta_event("m1", 0, &[0xde00, u16::from(b'x')])
+        + "data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":\"\\\\ud83d\"}\n\n";
+    let (r, _) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(text_of(&r, 0), "\u{fffd}x\\ud83d");
+}

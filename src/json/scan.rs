@@ -158,6 +158,41 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
     Some(out)
 }
 
+/// The JSON text of member `key` of the object `s` (the last one if the key is given twice, as
+/// the readers keep the last), without the whitespace around it: `"\"a\\u00e9\""` for `{"k":
+/// "a\u00e9"}`. `None` if `s` is not an object (or the member is not there). For the rare reader
+/// that needs a string's escapes as they were written (`agent_api::assemble`'s cut surrogate
+/// pairs); it reads every member into a tree to skip it.
+#[cold]
+#[inline(never)]
+pub(crate) fn member_text<'a>(s: &'a str, key: &str) -> Option<&'a str> {
+    let b = s.as_bytes();
+    let mut j = skip_ws(b, 0);
+    if b.get(j) != Some(&b'{') {
+        return None;
+    }
+    j = skip_ws(b, j + 1);
+    let mut found = None;
+    while b.get(j) == Some(&b'"') {
+        let (name, after) = str_at(s, j)?;
+        j = skip_ws(b, after);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(b, j + 1);
+        let (_, end) = tree_at(s, start, TREE_DEPTH)?;
+        if name == key {
+            found = Some(s.get(start..end)?.trim_end_matches([' ', '\t', '\n', '\r']));
+        }
+        j = end;
+        if b.get(j) != Some(&b',') {
+            break;
+        }
+        j = skip_ws(b, j + 1);
+    }
+    found
+}
+
 /// How deep [`tree_at`] reads: serde_json's limit (127 nested arrays or objects; the 128th is
 /// its "recursion limit exceeded").
 pub(crate) const TREE_DEPTH: usize = 127;

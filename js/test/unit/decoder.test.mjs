@@ -210,23 +210,32 @@ test("wasm objects can be freed explicitly and with `using`", () => {
   assert.ok(new ProtocolError("x", "y") instanceof Error);
 });
 
-test("a surrogate pair cut between two deltas: both kept, each half as U+FFFD, as JSON.parse + toWellFormed read them", () => {
+test("a surrogate pair cut between two deltas is joined; a half left alone reads as U+FFFD, as toWellFormed gives it", () => {
   // A JavaScript server that slices text by UTF-16 index sends each half as an escape of its own
   // (JSON.stringify("\ud83d") is "\"\\ud83d\""): valid JSON, which serde_json would refuse.
+  const event = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const delta = (t, index = 0) => event({ object: "content", msg_id: "m1", index, delta: true, type: "text", text: t });
+  const run = (pieces, options) => {
+    const bytes = new TextEncoder().encode(pieces.map((p) => (typeof p === "string" ? delta(p) : delta(...p))).join(""));
+    const d = new AgentStreamDecoder({ strict: true, ...options });
+    const updates = [...d.feed(bytes), ...d.finish()];
+    const response = d.response();
+    d.free();
+    return { updates, response, deltas: updates.filter((u) => u.type === "textDelta").map((u) => u.delta) };
+  };
   const text = "I 😀 you, 東京 😀";
   const pieces = [text.slice(0, 3), text.slice(3, 14), text.slice(14)]; // both emoji cut
-  const event = (o) => `data: ${JSON.stringify(o)}\n\n`;
-  const delta = (t) => event({ object: "content", msg_id: "m1", index: 0, delta: true, type: "text", text: t });
-  const bytes = new TextEncoder().encode(pieces.map(delta).join(""));
-  assert.match(new TextDecoder().decode(bytes), /\\ud83d"/);
+  assert.match(JSON.stringify(pieces), /\\ud83d"/);
   for (const batch of [false, true]) {
-    const d = new AgentStreamDecoder({ strict: true, batch });
-    const updates = [...d.feed(bytes), ...d.finish()];
-    const deltas = updates.filter((u) => u.type === "textDelta").map((u) => u.delta);
-    const read = pieces.map((p) => JSON.parse(JSON.stringify(p)).toWellFormed());
-    assert.deepEqual(batch ? [deltas.join("")] : deltas, batch ? [read.join("")] : read);
+    const { updates, response, deltas } = run(pieces, { batch });
+    assert.deepEqual(deltas, batch ? [text] : ["I ", "😀 you, 東京 ", "😀"]);
+    assert.equal(response.output[0].content[0].text, text);
     assert.deepEqual(updates.filter((u) => u.type === "issue").map((u) => u.code), ["stream-incomplete"]);
-    assert.equal(d.response().output[0].content[0].text, read.join(""));
-    d.free();
   }
+  // Halves that are not completed: what a JavaScript client holds, made well-formed.
+  const lone = ["a\ud83d", "b", ["\ude00", 1], "c\ud83d"];
+  const { response, deltas } = run(lone, {});
+  assert.equal(response.output[0].content[0].text, ("a\ud83d" + "b" + "c\ud83d").toWellFormed());
+  assert.equal(response.output[0].content[1].text, "\ude00".toWellFormed());
+  assert.deepEqual(deltas, ["a", "\ufffd", "b", "\ufffd", "c", "\ufffd"]);
 });

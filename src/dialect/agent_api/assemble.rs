@@ -1,5 +1,6 @@
 //! Folding Agent API events into a live response.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
@@ -20,7 +21,7 @@ use crate::json::write::write_value;
 use crate::sse::{
     Admission, EventCursor, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
 };
-use crate::wire::JsonMap;
+use crate::wire::{CowStr, JsonMap};
 
 /// Options of [`Assembler`] and [`AgentStream`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,6 +306,18 @@ pub struct Assembler {
     full_parser: FullParser,
     /// [`Assembler::push_other`], for the events other than content events (see `Assembler::new`).
     other_events: for<'a> fn(&mut Assembler, &mut RawEvent<'a>),
+    /// The high half of a surrogate pair a text delta ended with, held back for the next event's
+    /// low half (see [`Assembler::join_halves`]).
+    held: Option<HeldHalf>,
+}
+
+/// A high surrogate held back at the end of a text delta: the content (message id and index) and
+/// the code unit.
+#[derive(Debug, Clone)]
+struct HeldHalf {
+    msg_id: String,
+    index: u32,
+    high: u16,
 }
 
 /// The full reader of an event's data: [`RawEvent::parse`].
@@ -350,6 +363,7 @@ impl Assembler {
             released: HashMap::new(),
             full_parser: parse_event,
             other_events: Assembler::push_other,
+            held: None,
         }
     }
 
@@ -519,8 +533,91 @@ impl Assembler {
                 return;
             }
         }
+        // Only a string with escapes is owned: the rare case of a surrogate escape at its edges.
+        if let Some(CowStr(Cow::Owned(text))) = &raw.text {
+            raw.cut_pair = cut_pair(data, text);
+        }
+        if self.held.is_some() && !self.joins_held(&raw) {
+            self.release_held();
+        }
         self.push_raw(&mut raw);
         self.end_event();
+    }
+
+    /// Whether `raw` is a text delta of the content whose high surrogate is held, beginning with a
+    /// low one: the next half of the pair.
+    fn joins_held(&self, raw: &RawEvent<'_>) -> bool {
+        let Some(held) = &self.held else {
+            return false;
+        };
+        raw.cut_pair.0.is_some()
+            && raw.delta == Some(true)
+            && raw.object() == "content"
+            && raw.kind.as_ref().is_none_or(|k| k.0 == "text")
+            && raw.index == Some(held.index)
+            && raw.msg_id.as_ref().is_some_and(|m| m.0 == held.msg_id)
+    }
+
+    /// Appends the held high surrogate to its content as U+FFFD: the event after it was not the
+    /// low half (or the stream ended). Nothing received is dropped: a JavaScript client would hold
+    /// the lone surrogate, which shows as U+FFFD.
+    #[cold]
+    #[inline(never)]
+    fn release_held(&mut self) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let Some(&m) = self.ids.get(&held.msg_id) else {
+            return;
+        };
+        let Ok(pos) = find_content(&self.response.output[m].content, held.index) else {
+            return;
+        };
+        if self.tally(m).part_capped(held.index as usize) {
+            return;
+        }
+        let mut raw = RawEvent {
+            text: Some(CowStr(Cow::Borrowed("\u{FFFD}"))),
+            ..RawEvent::default()
+        };
+        self.append_delta(m, pos, held.index, &mut raw);
+    }
+
+    /// The text of a delta whose edges are halves of a surrogate pair (`raw.cut_pair`): a low half
+    /// at its start completes the high half held from the content's previous delta (its U+FFFD
+    /// becomes the pair's character); a high half at its end is held back (its U+FFFD removed)
+    /// until the next event. So a JavaScript server that cuts a string between the halves of a
+    /// pair (`text.slice(0, 3)`) streams the same text as it would whole, as its JavaScript
+    /// clients see it. Only for the next event: any other event first releases the held half as
+    /// U+FFFD ([`Assembler::release_held`]).
+    #[cold]
+    #[inline(never)]
+    fn join_halves<'a>(
+        &mut self,
+        m: usize,
+        index: u32,
+        mut text: CowStr<'a>,
+        cut: (Option<u16>, Option<u16>),
+    ) -> CowStr<'a> {
+        let s = text.0.to_mut();
+        if let (Some(low), Some(held)) = (cut.0, self.held.take()) {
+            let c = 0x10000 + ((u32::from(held.high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+            let c = char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
+            s.replace_range(
+                ..char::REPLACEMENT_CHARACTER.len_utf8(),
+                c.encode_utf8(&mut [0; 4]),
+            );
+        }
+        if let Some(high) = cut.1 {
+            s.truncate(s.len() - char::REPLACEMENT_CHARACTER.len_utf8());
+            let msg_id = self.response.output[m].id.clone().unwrap_or_default();
+            self.held = Some(HeldHalf {
+                msg_id,
+                index,
+                high,
+            });
+        }
+        text
     }
 
     /// Reports input the protocol does not allow: a warning in lenient mode; in strict mode an
@@ -965,9 +1062,12 @@ impl Assembler {
         match kind {
             ContentKind::Text => {
                 // Appended from the event's data (borrowed: no copy of the delta).
-                let Some(text) = raw.text.take() else {
+                let Some(mut text) = raw.text.take() else {
                     return;
                 };
+                if raw.cut_pair != (None, None) {
+                    text = self.join_halves(m, index, text, raw.cut_pair);
+                }
                 if text.0.is_empty() {
                     return;
                 }
@@ -1401,6 +1501,7 @@ impl Assembler {
         if self.done {
             return;
         }
+        self.release_held();
         self.done = true;
         for message in &mut self.response.output {
             let finished = message.status.as_ref().is_some_and(RunStatus::is_terminal);
@@ -1739,6 +1840,42 @@ fn owned(update: StreamUpdate) -> Pending {
 }
 
 /// Position of the content with `index` (contents are kept sorted by index), or where to insert it.
+/// The halves of a surrogate pair at the edges of a text delta (see [`RawEvent::cut_pair`]):
+/// `text` is the `text` member as read (escapes replaced, each lone surrogate by U+FFFD) and
+/// `data` the event's JSON. Looked at only when `text` begins or ends with U+FFFD; then the
+/// member's JSON text tells whether that U+FFFD was written `\uDC00`–`\uDFFF` (at the start) or
+/// `\uD800`–`\uDBFF` (at the end). (If the U+FFFD ends the text and its JSON ends with such an
+/// escape, the escape is that U+FFFD: a character written literally, or `\\` before the `u`,
+/// would have left another last character.)
+#[cold]
+#[inline(never)]
+fn cut_pair(data: &[u8], text: &str) -> (Option<u16>, Option<u16>) {
+    const FFFD: char = char::REPLACEMENT_CHARACTER;
+    let (starts, ends) = (text.starts_with(FFFD), text.ends_with(FFFD));
+    if !starts && !ends {
+        return (None, None);
+    }
+    let data = crate::sse::utf8_decode(data);
+    let Some(quoted) = crate::json::scan::member_text(&data, "text") else {
+        return (None, None);
+    };
+    let unit = |escape: Option<&str>, range: std::ops::RangeInclusive<u16>| {
+        let hex = escape?.strip_prefix("\\u")?;
+        let unit = u16::from_str_radix(hex, 16).ok()?;
+        (hex.bytes().all(|d| d.is_ascii_hexdigit()) && range.contains(&unit)).then_some(unit)
+    };
+    let content = quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default();
+    let low = unit(content.get(..6).filter(|_| starts), 0xDC00..=0xDFFF);
+    let tail = content
+        .len()
+        .checked_sub(6)
+        .and_then(|at| content.get(at..));
+    let high = unit(tail.filter(|_| ends), 0xD800..=0xDBFF);
+    (low, high)
+}
+
 fn find_content(contents: &[Content], index: u32) -> Result<usize, usize> {
     if let Some(c) = contents.get(index as usize) {
         if c.index == Some(index) {

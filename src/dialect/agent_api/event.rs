@@ -92,6 +92,11 @@ pub(crate) struct RawEvent<'a> {
     pub delta: Option<bool>,
     pub msg_id: Option<CowStr<'a>>,
     pub text: Option<CowStr<'a>>,
+    /// When `text` begins with a U+FFFD that was an escaped low surrogate (`"\udc00…`), and when
+    /// it ends with one that was an escaped high surrogate (`…\ud83d"`), their code units: the
+    /// halves of a pair a server cut between two deltas (set by the assembler, which joins them;
+    /// see `Assembler::join_halves`).
+    pub cut_pair: (Option<u16>, Option<u16>),
     /// The other members, `None` when the event has none: a text delta (nearly every event) has
     /// only the members above, and dropping its event then checks one field, not twenty-two.
     pub rest: Option<Rest>,
