@@ -165,6 +165,7 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
 /// pairs); it reads every member into a tree to skip it.
 #[cold]
 #[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
 pub(crate) fn member_text<'a>(s: &'a str, key: &str) -> Option<&'a str> {
     let b = s.as_bytes();
     let mut j = skip_ws(b, 0);

@@ -563,6 +563,7 @@ impl Assembler {
     /// the lone surrogate, which shows as U+FFFD.
     #[cold]
     #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn release_held(&mut self) {
         let Some(held) = self.held.take() else {
             return;
@@ -592,6 +593,7 @@ impl Assembler {
     /// U+FFFD ([`Assembler::release_held`]).
     #[cold]
     #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
     fn join_halves<'a>(
         &mut self,
         m: usize,
@@ -599,17 +601,17 @@ impl Assembler {
         mut text: CowStr<'a>,
         cut: (Option<u16>, Option<u16>),
     ) -> CowStr<'a> {
-        let s = text.0.to_mut();
+        const FFFD: usize = char::REPLACEMENT_CHARACTER.len_utf8();
         if let (Some(low), Some(held)) = (cut.0, self.held.take()) {
             let c = 0x10000 + ((u32::from(held.high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-            let c = char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
-            s.replace_range(
-                ..char::REPLACEMENT_CHARACTER.len_utf8(),
-                c.encode_utf8(&mut [0; 4]),
-            );
+            let mut joined = String::with_capacity(text.0.len() + 1);
+            joined.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+            joined.push_str(text.0.get(FFFD..).unwrap_or_default());
+            text = CowStr(Cow::Owned(joined));
         }
         if let Some(high) = cut.1 {
-            s.truncate(s.len() - char::REPLACEMENT_CHARACTER.len_utf8());
+            let s = text.0.to_mut();
+            s.truncate(s.len().saturating_sub(FFFD));
             let msg_id = self.response.output[m].id.clone().unwrap_or_default();
             self.held = Some(HeldHalf {
                 msg_id,
@@ -1849,6 +1851,7 @@ fn owned(update: StreamUpdate) -> Pending {
 /// would have left another last character.)
 #[cold]
 #[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
 fn cut_pair(data: &[u8], text: &str) -> (Option<u16>, Option<u16>) {
     const FFFD: char = char::REPLACEMENT_CHARACTER;
     let (starts, ends) = (text.starts_with(FFFD), text.ends_with(FFFD));
@@ -1860,9 +1863,11 @@ fn cut_pair(data: &[u8], text: &str) -> (Option<u16>, Option<u16>) {
         return (None, None);
     };
     let unit = |escape: Option<&str>, range: std::ops::RangeInclusive<u16>| {
-        let hex = escape?.strip_prefix("\\u")?;
-        let unit = u16::from_str_radix(hex, 16).ok()?;
-        (hex.bytes().all(|d| d.is_ascii_hexdigit()) && range.contains(&unit)).then_some(unit)
+        let mut hex = escape?.strip_prefix("\\u")?.bytes();
+        let unit = hex.try_fold(0u16, |n, d| {
+            Some(n << 4 | char::from(d).to_digit(16)? as u16)
+        })?;
+        range.contains(&unit).then_some(unit)
     };
     let content = quoted
         .get(1..quoted.len().saturating_sub(1))
