@@ -30,6 +30,17 @@ fn deltas(updates: &[StreamUpdate]) -> Vec<&str> {
         .collect()
 }
 
+/// The codes of the issues among `updates`, in order.
+fn issue_codes(updates: &[StreamUpdate]) -> Vec<&str> {
+    updates
+        .iter()
+        .filter_map(|u| match u {
+            StreamUpdate::Issue { code, .. } => Some(code.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn events_of(sse: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     let mut d = agentwire::sse::SseDecoder::new();
@@ -640,15 +651,8 @@ fn malformed_events_are_skipped_reported_and_do_not_stop_the_stream() {
     );
     let (r, updates) = assemble(&[sse.as_bytes()], false);
     assert_eq!(r.output[0].text(), "ok");
-    let codes: Vec<&str> = updates
-        .iter()
-        .filter_map(|u| match u {
-            StreamUpdate::Issue { code, .. } => Some(code.as_str()),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        codes,
+        issue_codes(&updates),
         [
             "invalid-json",
             "invalid-event",
@@ -1175,14 +1179,7 @@ fn a_surrogate_pair_cut_between_two_deltas_is_joined_at_every_split() {
             assert_eq!(deltas(&updates), ["I ", "😀 you, 東京 ", "😀", "😀"]);
         }
         // Issues: only the stream's missing end.
-        let codes: Vec<&str> = updates
-            .iter()
-            .filter_map(|u| match u {
-                StreamUpdate::Issue { code, .. } => Some(code.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(codes, ["stream-incomplete"]);
+        assert_eq!(issue_codes(&updates), ["stream-incomplete"]);
         for at in 0..=sse.len() {
             let (a, b) = sse.as_bytes().split_at(at);
             let (split, split_updates) = assemble(&[a, b], coalesce);

@@ -124,7 +124,8 @@ pub fn replace_lone_surrogates(text: &str) -> String {
                             && hex4(i + 8).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
                     };
                     match hex4(i + 2) {
-                        Some(code) if paired(code) => i += 6, // the low half is skipped below
+                        // A pair: on to the low half, whose `\u` and digits are passed over.
+                        Some(code) if paired(code) => i += 6,
                         Some(0xD800..=0xDFFF) => {
                             out.push_str(&text[copied..i]);
                             out.push_str("\\ufffd");

@@ -55,7 +55,6 @@ export type AcpEvent =
 
 #[wasm_bindgen]
 extern "C" {
-
     /// `(updates: AcpRunUpdate[]) => void`, called once per network chunk or client move.
     #[wasm_bindgen(typescript_type = "(updates: AcpRunUpdate[]) => void")]
     pub type AcpUpdateSink;

@@ -1841,7 +1841,6 @@ fn owned(update: StreamUpdate) -> Pending {
     Pending::Owned(Box::new(update))
 }
 
-/// Position of the content with `index` (contents are kept sorted by index), or where to insert it.
 /// The halves of a surrogate pair at the edges of a text delta (see [`RawEvent::cut_pair`]):
 /// `text` is the `text` member as read (escapes replaced, each lone surrogate by U+FFFD) and
 /// `data` the event's JSON. Looked at only when `text` begins or ends with U+FFFD; then the
@@ -1881,6 +1880,7 @@ fn cut_pair(data: &[u8], text: &str) -> (Option<u16>, Option<u16>) {
     (low, high)
 }
 
+/// Position of the content with `index` (contents are kept sorted by index), or where to insert it.
 fn find_content(contents: &[Content], index: u32) -> Result<usize, usize> {
     if let Some(c) = contents.get(index as usize) {
         if c.index == Some(index) {
