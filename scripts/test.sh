@@ -21,7 +21,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 step "set-up"
-./scripts/setup.sh --browser
+./scripts/setup.sh --browser --suite
 
 step "format and lints"
 cargo fmt --check

@@ -736,6 +736,128 @@ fn refs_to_defs_and_definitions() {
     );
 }
 
+/// `#` references resolve against the schema resource that holds them (Core section 8.2): a
+/// subschema with its own `$id` is one, so its `#/$defs/…` and `#` are its own.
+#[test]
+fn refs_resolve_within_their_schema_resource() {
+    let schema = json!({
+        "$id": "https://example.com/outer.json",
+        "type": "object",
+        "$defs": {"inner": {"type": "integer"}},
+        "properties": {
+            "a": {"$ref": "#/$defs/inner"},
+            "b": {
+                "$id": "https://example.com/b.json",
+                "$defs": {"inner": {"type": "string"}},
+                "type": "object",
+                "properties": {"x": {"$ref": "#/$defs/inner"}, "again": {"$ref": "#"}},
+            },
+        },
+    });
+    let tools = registry("t", schema);
+    tools
+        .validate_arguments("t", &json!({"a": 1, "b": {"x": "s", "again": {"x": "t"}}}))
+        .unwrap();
+    let err = tools
+        .validate_arguments("t", &json!({"a": "1", "b": {"x": 1, "again": {"x": 2}}}))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': Argument 'a' must be an integer, got string \"1\". \
+         Argument 'b.again.x' must be a string, got number 2. \
+         Argument 'b.x' must be a string, got number 1."
+    );
+    assert_eq!(
+        err.problems[2].schema_pointer,
+        "/properties/b/$defs/inner/type"
+    );
+    // A `#/$defs/…` the resource does not have is refused, even when the root has it.
+    let err = CompiledSchema::compile(&json!({
+        "$defs": {"only_at_root": {}},
+        "properties": {"b": {"$id": "b.json", "$ref": "#/$defs/only_at_root"}},
+    }))
+    .unwrap_err();
+    assert!(matches!(err, SchemaError::UnresolvedRef { .. }), "{err:?}");
+    // An `$id` that is only a fragment (a draft 6 and 7 anchor) starts no resource.
+    let schema = CompiledSchema::compile(&json!({
+        "$defs": {"n": {"type": "null"}},
+        "properties": {"b": {"$id": "#b", "properties": {"c": {"$ref": "#/$defs/n"}}}},
+    }))
+    .unwrap();
+    assert!(!schema.is_valid(&json!({"b": {"c": 1}})));
+}
+
+/// The root's `$schema` picks the dialect: drafts 4 to 7 ignore the keywords beside `$ref`, and
+/// draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` make `minimum`/`maximum` exclusive.
+#[test]
+fn older_drafts_are_read_by_their_own_rules() {
+    let beside_ref = |dialect: &str| {
+        json!({
+            "$schema": dialect,
+            "$defs": {"list": {"type": "array"}},
+            "properties": {"tags": {"$ref": "#/$defs/list", "maxItems": 1}},
+        })
+    };
+    let args = json!({"tags": ["a", "b"]});
+    for draft in [
+        "http://json-schema.org/draft-04/schema#",
+        "http://json-schema.org/draft-06/schema#",
+        "https://json-schema.org/draft-07/schema",
+    ] {
+        let schema = CompiledSchema::compile(&beside_ref(draft)).unwrap();
+        assert!(schema.warnings().is_empty(), "{draft}");
+        assert!(schema.is_valid(&args), "{draft}");
+        assert!(!schema.is_valid(&json!({"tags": "a"})), "{draft}");
+    }
+    for draft in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+    ] {
+        assert!(!CompiledSchema::compile(&beside_ref(draft))
+            .unwrap()
+            .is_valid(&args));
+    }
+
+    let draft4 = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "id": "http://example.com/t.json",
+        "type": "object",
+        "properties": {
+            "low": {"minimum": 1, "exclusiveMinimum": true},
+            "high": {"maximum": 10, "exclusiveMaximum": true},
+            "closed": {"minimum": 1, "exclusiveMinimum": false},
+        },
+    });
+    let tools = registry("t", draft4);
+    tools
+        .validate_arguments("t", &json!({"low": 1.5, "high": 9, "closed": 1}))
+        .unwrap();
+    assert_eq!(
+        tools
+            .validate_arguments("t", &json!({"low": 1, "high": 10, "closed": 0}))
+            .unwrap_err()
+            .message,
+        "Validation failed for tool 't': Argument 'closed' must be at least 1, got 0. \
+         Argument 'high' must be less than 10, got 10. \
+         Argument 'low' must be greater than 1, got 1."
+    );
+
+    // Another `$schema` is reported, and the schema read as 2020-12.
+    let schema = CompiledSchema::compile(&json!({
+        "$schema": "https://example.com/my-dialect",
+        "type": "integer",
+    }))
+    .unwrap();
+    assert_eq!(schema.warnings().len(), 1);
+    assert_eq!(schema.warnings()[0].pointer, "/$schema");
+    assert_eq!(
+        schema.warnings()[0].message,
+        "`$schema` \"https://example.com/my-dialect\" is not a dialect agentwire knows (JSON \
+         Schema 2020-12, 2019-09, draft-07, draft-06, draft-04): the schema is read as 2020-12"
+    );
+    assert!(!schema.is_valid(&json!(1.5)));
+}
+
 #[test]
 fn bad_refs_are_refused_when_compiled() {
     let err = CompiledSchema::compile(&json!({"properties": {"a": {"$ref": "#/$defs/missing"}}}))

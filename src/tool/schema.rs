@@ -245,11 +245,13 @@ impl CompiledSchema {
     pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
         let mut c = Compiler {
             root: schema,
+            dialect: Dialect::Draft2020,
             nodes: Vec::new(),
             by_pointer: BTreeMap::new(),
             queue: Vec::new(),
             warnings: Vec::new(),
         };
+        c.dialect = c.declared_dialect();
         c.node(String::new(), schema)?;
         while let Some((id, value)) = c.queue.pop() {
             let pointer = c
@@ -319,6 +321,7 @@ pub(crate) fn escape_token(token: &str) -> String {
 
 struct Compiler<'a> {
     root: &'a Value,
+    dialect: Dialect,
     nodes: Vec<Node>,
     by_pointer: BTreeMap<String, NodeId>,
     queue: Vec<(NodeId, &'a Value)>,
@@ -368,7 +371,14 @@ impl<'a> Compiler<'a> {
             }
         };
         let mut k = Keywords::default();
+        // Drafts 4 to 7 (Draft 7 Core section 8.3): beside `$ref`, every other keyword is ignored.
+        let only_ref = self.dialect <= Dialect::Draft7 && map.contains_key("$ref");
+        // Draft 4's boolean `exclusiveMinimum` and `exclusiveMaximum`.
+        let (mut exclusive_minimum, mut exclusive_maximum) = (false, false);
         for (keyword, v) in map {
+            if only_ref && keyword != "$ref" {
+                continue;
+            }
             let at = format!("{pointer}/{}", escape_token(keyword));
             match keyword.as_str() {
                 "type" => k.types = Some(types(&at, v)?),
@@ -414,6 +424,19 @@ impl<'a> Compiler<'a> {
                 "maxProperties" => k.max_properties = Some(count(&at, v, keyword)?),
                 "minimum" => k.minimum = Some(number(&at, v, keyword)?),
                 "maximum" => k.maximum = Some(number(&at, v, keyword)?),
+                "exclusiveMinimum" | "exclusiveMaximum"
+                    if v.is_boolean() && self.dialect == Dialect::Draft4 =>
+                {
+                    // Draft 4 Validation sections 5.1.2 and 5.1.3: `true` makes `maximum`
+                    // (`minimum`) exclusive; applied once the whole subschema is read.
+                    if *v == Value::Bool(true) {
+                        if keyword == "exclusiveMinimum" {
+                            exclusive_minimum = true;
+                        } else {
+                            exclusive_maximum = true;
+                        }
+                    }
+                }
                 "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() => self.warn(
                     at,
                     keyword,
@@ -439,7 +462,7 @@ impl<'a> Compiler<'a> {
                     let Value::String(reference) = v else {
                         return Err(invalid(at, "`$ref` must be a string", v));
                     };
-                    match self.resolve(&at, reference)? {
+                    match self.resolve(&at, reference, pointer)? {
                         Some((target, value)) => k.reference = Some(self.node(target, value)?),
                         None => self.warn(
                             at,
@@ -453,6 +476,7 @@ impl<'a> Compiler<'a> {
                         ),
                     }
                 }
+                "id" if self.dialect == Dialect::Draft4 => {}
                 kw if IGNORED.contains(&kw) => {
                     if matches!(kw, "$defs" | "definitions") && !v.is_object() {
                         return Err(invalid(at, "`$defs` and `definitions` must be objects", v));
@@ -490,6 +514,12 @@ impl<'a> Compiler<'a> {
                 ),
             }
         }
+        if exclusive_minimum {
+            k.exclusive_minimum = k.minimum.take();
+        }
+        if exclusive_maximum {
+            k.exclusive_maximum = k.maximum.take();
+        }
         Ok(NodeKind::Keywords(Box::new(k)))
     }
 
@@ -517,12 +547,85 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// Resolves a `$ref` (Core section 8.2.3.1) to a local JSON Pointer: `#` or `#/…`, with
-    /// `%XX` escapes of the URI fragment decoded. `None` for other references (remote, anchors).
+    /// The dialect the root's `$schema` names (Core section 8.1.1); 2020-12 when there is none
+    /// or it names another (then with a warning).
+    fn declared_dialect(&mut self) -> Dialect {
+        let Some(Value::String(uri)) = self.root.get("$schema") else {
+            return Dialect::Draft2020;
+        };
+        let name = uri.strip_suffix('#').unwrap_or(uri);
+        let name = name
+            .strip_prefix("https://")
+            .or_else(|| name.strip_prefix("http://"))
+            .unwrap_or(name);
+        match name {
+            "json-schema.org/draft/2020-12/schema" => Dialect::Draft2020,
+            "json-schema.org/draft/2019-09/schema" => Dialect::Draft2019,
+            "json-schema.org/draft-07/schema" => Dialect::Draft7,
+            "json-schema.org/draft-06/schema" => Dialect::Draft6,
+            "json-schema.org/draft-04/schema" => Dialect::Draft4,
+            _ => {
+                self.warn(
+                    "/$schema".to_owned(),
+                    "$schema",
+                    format!(
+                        "`$schema` {} is not a dialect agentwire knows (JSON Schema 2020-12, \
+                         2019-09, draft-07, draft-06, draft-04): the schema is read as 2020-12",
+                        agentwire_core::json::Quoted(uri)
+                    ),
+                );
+                Dialect::Draft2020
+            }
+        }
+    }
+
+    /// Whether `value` is the root of an embedded schema resource (Core sections 8.2.1 and
+    /// 9.2): an object whose `$id` (`id` in draft 4) is a URI without a fragment (`"#foo"` in
+    /// drafts 6 and 7 is an anchor). Drafts 4 to 7 ignore an `$id` beside `$ref`.
+    fn is_resource(&self, value: &Value) -> bool {
+        let keyword = if self.dialect == Dialect::Draft4 {
+            "id"
+        } else {
+            "$id"
+        };
+        let Some(Value::String(id)) = value.get(keyword) else {
+            return false;
+        };
+        let id = id.strip_suffix('#').unwrap_or(id);
+        !id.is_empty()
+            && !id.starts_with('#')
+            && (self.dialect > Dialect::Draft7 || value.get("$ref").is_none())
+    }
+
+    /// The innermost schema resource holding the subschema at `pointer` (a canonical pointer
+    /// the compiler built): its pointer and value; the root when no subschema on the way has
+    /// its own `$id`.
+    fn resource_of(&self, pointer: &str) -> (String, &'a Value) {
+        let (mut cur, mut at) = (self.root, String::new());
+        let mut resource = (String::new(), self.root);
+        for raw in pointer.split('/').skip(1) {
+            let Some(next) = step(cur, raw) else {
+                break;
+            };
+            cur = next;
+            at.push('/');
+            at.push_str(raw);
+            if self.is_resource(cur) {
+                resource = (at.clone(), cur);
+            }
+        }
+        resource
+    }
+
+    /// Resolves a `$ref` (Core section 8.2.3.1) of the subschema at `from` to a local JSON
+    /// Pointer: `#` or `#/…`, with `%XX` escapes of the URI fragment decoded, against the
+    /// schema resource holding `from` (the root, or a subschema with its own `$id`). `None` for
+    /// other references (remote, anchors).
     fn resolve(
         &self,
         at: &str,
         reference: &str,
+        from: &str,
     ) -> Result<Option<(String, &'a Value)>, SchemaError> {
         let Some(fragment) = reference.strip_prefix('#') else {
             return Ok(None);
@@ -535,24 +638,44 @@ impl<'a> Compiler<'a> {
             reference: reference.to_owned(),
         };
         let fragment = percent_decode(fragment).ok_or_else(unresolved)?;
-        let mut cur = self.root;
-        let mut canonical = String::new();
+        let (mut canonical, mut cur) = self.resource_of(from);
         for token in fragment.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
-            cur = match cur {
-                Value::Object(m) => m.get(&token),
-                Value::Array(a) => token
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|_| token == "0" || !token.starts_with('0'))
-                    .and_then(|i| a.get(i)),
-                _ => None,
-            }
-            .ok_or_else(unresolved)?;
+            let token = escape_token(&token.replace("~1", "/").replace("~0", "~"));
+            cur = step(cur, &token).ok_or_else(unresolved)?;
             canonical.push('/');
-            canonical.push_str(&escape_token(&token));
+            canonical.push_str(&token);
         }
         Ok(Some((canonical, cur)))
+    }
+}
+
+/// The JSON Schema dialects told apart where this subset's reading differs, oldest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Dialect {
+    /// Draft 4: `id`, boolean `exclusiveMinimum`/`exclusiveMaximum`, `$ref` siblings ignored.
+    Draft4,
+    /// Draft 6: `$ref` siblings ignored.
+    Draft6,
+    /// Draft 7: `$ref` siblings ignored.
+    Draft7,
+    /// 2019-09: read as 2020-12 (their difference, `$recursiveRef`, is not supported).
+    Draft2019,
+    /// 2020-12, the default.
+    Draft2020,
+}
+
+/// The member or item `token` (an escaped JSON Pointer reference token, RFC 6901 section 4) of
+/// `value`. Array indexes are decimal without leading zeros.
+fn step<'v>(value: &'v Value, token: &str) -> Option<&'v Value> {
+    match value {
+        Value::Object(m) => m.get(&token.replace("~1", "/").replace("~0", "~")),
+        Value::Array(a) => token
+            .parse::<usize>()
+            .ok()
+            .filter(|_| token.bytes().all(|b| b.is_ascii_digit()))
+            .filter(|_| token == "0" || !token.starts_with('0'))
+            .and_then(|i| a.get(i)),
+        _ => None,
     }
 }
 

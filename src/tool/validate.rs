@@ -685,7 +685,8 @@ pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
 
 /// `multipleOf` (Validation section 6.2.1): exact for integers; for other numbers, the quotient
 /// must be within 1e-9 (relative) of an integer, to absorb binary rounding (`0.3` is a multiple
-/// of `0.1`).
+/// of `0.1`). A quotient past the largest `f64` (`1e308` over `0.5`) is decided by the exact
+/// remainder instead.
 fn is_multiple(x: &Number, m: &Number) -> bool {
     if let (Some(a), Some(b)) = (x.as_i64(), m.as_i64()) {
         return a.checked_rem(b) == Some(0);
@@ -701,7 +702,7 @@ fn is_multiple(x: &Number, m: &Number) -> bool {
     }
     let q = a / b;
     if !q.is_finite() {
-        return false;
+        return a.is_finite() && a % b == 0.0;
     }
     (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
 }
@@ -740,6 +741,8 @@ mod tests {
     fn multiples() {
         use serde_json::json;
         assert!(is_multiple(&n(json!(0.3)), &n(json!(0.1))));
+        assert!(is_multiple(&n(json!(1e308)), &n(json!(0.5))));
+        assert!(!is_multiple(&n(json!(1e308)), &n(json!(3e-308))));
         assert!(is_multiple(&n(json!(-15)), &n(json!(5))));
         assert!(is_multiple(&n(json!(i64::MIN)), &n(json!(2))));
         assert!(is_multiple(&n(json!(u64::MAX)), &n(json!(5))));
