@@ -905,10 +905,9 @@ fn unsupported_keywords_are_reported_with_pointers() {
             "type": "object",
             "properties": {
                 "email": {"type": "string", "format": "email", "pattern": "^.+@.+$", "examples": ["a@b"]},
-                "when": {"if": {"type": "string"}, "then": {"minLength": 1}},
                 "meta": {"nullable": true, "default": null},
                 "remote": {"$ref": "https://example.com/schema.json"},
-                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+                "headers": {"propertyNames": {"maxLength": 3}, "unevaluatedProperties": false},
             },
             "patternProperties": {"^x-": {"type": "string"}},
             "additionalProperties": false,
@@ -923,11 +922,13 @@ fn unsupported_keywords_are_reported_with_pointers() {
         vec![
             ("/patternProperties", "patternProperties"),
             ("/properties/email/pattern", "pattern"),
+            ("/properties/headers/propertyNames", "propertyNames"),
+            (
+                "/properties/headers/unevaluatedProperties",
+                "unevaluatedProperties"
+            ),
             ("/properties/meta/nullable", "nullable"),
-            ("/properties/pair/items", "items"),
             ("/properties/remote/$ref", "$ref"),
-            ("/properties/when/if", "if"),
-            ("/properties/when/then", "then"),
         ]
     );
     assert_eq!(
@@ -940,7 +941,7 @@ fn unsupported_keywords_are_reported_with_pointers() {
         "`pattern` is not supported: it is not checked"
     );
     assert_eq!(
-        serde_json::to_value(&warnings[2]).unwrap(),
+        serde_json::to_value(&warnings[4]).unwrap(),
         json!({
             "pointer": "/properties/meta/nullable",
             "keyword": "nullable",
@@ -953,31 +954,116 @@ fn unsupported_keywords_are_reported_with_pointers() {
     tools
         .validate_arguments(
             "t",
-            &json!({"email": "nope", "x-extra": 1, "pair": [1, "a"], "remote": 5}),
+            &json!({"email": "nope", "x-extra": 1, "headers": {"long-name": 1}, "remote": 5}),
         )
         .unwrap();
 }
 
+/// `prefixItems`, `items` as an array with `additionalItems`, `contains` with its counts,
+/// `dependentRequired`, `dependentSchemas`, `dependencies` and `if`/`then`/`else`, with their
+/// messages.
 #[test]
-fn prefix_items_are_reported_as_not_checked() {
-    let mut tools = ToolRegistry::new();
-    let warnings = register_t(
-        &mut tools,
+fn tuples_contains_dependencies_and_conditionals() {
+    let tools = registry(
+        "t",
         json!({
             "type": "object",
-            "properties": {"pair": {"prefixItems": [{"type": "string"}], "items": false}},
+            "properties": {
+                "pair": {"prefixItems": [{"type": "string"}, {"type": "number"}], "items": false},
+                "old_pair": {"items": [{"type": "string"}], "additionalItems": {"type": "boolean"}},
+                "tags": {"contains": {"const": "urgent"}},
+                "scores": {"contains": {"minimum": 90}, "minContains": 2, "maxContains": 3},
+                "shape": {
+                    "if": {"properties": {"kind": {"const": "circle"}}},
+                    "then": {"required": ["radius"]},
+                    "else": {"required": ["width"]},
+                },
+            },
+            "dependentRequired": {"start": ["end"]},
+            "dependencies": {"user": ["password"], "retry": {"required": ["attempts"]}},
+            "dependentSchemas": {"unit": {"properties": {"unit": {"enum": ["c", "f"]}}}},
         }),
     );
-    assert_eq!(warnings.len(), 1);
-    assert_eq!(warnings[0].pointer, "/properties/pair/prefixItems");
-    assert_eq!(
-        warnings[0].message,
-        "`prefixItems` is not supported: it is not checked, and `items` beside it is not applied"
-    );
-    // Not applied: an array of more than the prefix is not refused.
     tools
-        .validate_arguments("t", &json!({"pair": ["a", 1, true]}))
+        .validate_arguments(
+            "t",
+            &json!({
+                "pair": ["a", 1],
+                "old_pair": ["a", true, false],
+                "tags": ["x", "urgent"],
+                "scores": [95, 10, 91],
+                "shape": {"kind": "circle", "radius": 1},
+                "start": 1, "end": 2, "unit": "c",
+            }),
+        )
         .unwrap();
+    let err = tools
+        .validate_arguments(
+            "t",
+            &json!({
+                "pair": [1, 2, 3],
+                "old_pair": ["a", 1],
+                "tags": ["x"],
+                "scores": [95, 96, 97, 98],
+                "shape": {"kind": "square"},
+                "start": 1, "user": "me", "retry": true, "unit": "k",
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': \
+         Missing argument 'password', required when 'user' is given. \
+         Missing argument 'end', required when 'start' is given. \
+         Argument 'old_pair[1]' must be a boolean, got number 1. \
+         Argument 'pair[0]' must be a string, got number 1. \
+         Argument 'pair[2]' is not allowed. \
+         Argument 'scores' must have at most 3 items matching the schema under 'contains', got 4. \
+         Missing required argument 'shape.width'. \
+         Argument 'tags' must have at least 1 item matching the schema under 'contains', got 0. \
+         Missing required argument 'attempts'. \
+         Argument 'unit' must be one of: \"c\", \"f\"; got string \"k\"."
+    );
+    let kinds: Vec<(ProblemKind, &str)> = err
+        .problems
+        .iter()
+        .map(|p| (p.kind, p.schema_pointer.as_str()))
+        .collect();
+    assert_eq!(
+        kinds[0],
+        (ProblemKind::MissingArgument, "/dependencies/user")
+    );
+    assert_eq!(
+        kinds[1],
+        (ProblemKind::MissingArgument, "/dependentRequired/start")
+    );
+    assert_eq!(
+        kinds[5],
+        (ProblemKind::ContainsCount, "/properties/scores/maxContains")
+    );
+    assert_eq!(
+        kinds[7],
+        (ProblemKind::ContainsCount, "/properties/tags/contains")
+    );
+    assert_eq!(
+        serde_json::to_value(ProblemKind::ContainsCount).unwrap(),
+        json!("containsCount")
+    );
+    // Too few matches; `minContains: 0` makes `contains` pass with none; `then` without `if`
+    // does nothing.
+    let schema = CompiledSchema::compile(&json!({
+        "properties": {
+            "a": {"contains": {"type": "null"}, "minContains": 2},
+            "b": {"contains": {"type": "null"}, "minContains": 0, "maxContains": 0},
+            "c": {"then": false},
+        },
+    }))
+    .unwrap();
+    assert_eq!(
+        schema.validate(&json!({"a": [null, 1], "b": [1], "c": 1}))[0].message,
+        "Argument 'a' must have at least 2 items matching the schema under 'contains', got 1."
+    );
+    assert!(!schema.is_valid(&json!({"b": [null]})));
 }
 
 #[test]

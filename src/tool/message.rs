@@ -165,6 +165,14 @@ pub(crate) fn missing(path: &[PathSegment]) -> String {
     format!("Missing required argument '{}'.", display_path(path))
 }
 
+pub(crate) fn missing_dependent(path: &[PathSegment], given: &[PathSegment]) -> String {
+    format!(
+        "Missing argument '{}', required when '{}' is given.",
+        display_path(path),
+        display_path(given)
+    )
+}
+
 pub(crate) fn unknown(path: &[PathSegment], expected: &[&str]) -> String {
     let name = display_path(path);
     if !expected.is_empty() {
@@ -255,6 +263,15 @@ pub(crate) fn property_count(path: &[PathSegment], min: bool, bound: u64, len: u
         subject(path),
         if min { "at least" } else { "at most" },
         plural(bound, "property", "properties")
+    )
+}
+
+pub(crate) fn contains_count(path: &[PathSegment], min: bool, bound: u64, got: u64) -> String {
+    format!(
+        "{} must have {} {} matching the schema under 'contains', got {got}.",
+        subject(path),
+        if min { "at least" } else { "at most" },
+        plural(bound, "item", "items")
     )
 }
 

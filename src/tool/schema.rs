@@ -45,17 +45,6 @@ const UNSUPPORTED: &[&str] = &[
     "pattern",
     "patternProperties",
     "propertyNames",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "prefixItems",
-    "additionalItems",
-    "contains",
-    "minContains",
-    "maxContains",
     "unevaluatedItems",
     "unevaluatedProperties",
     "$dynamicRef",
@@ -189,12 +178,26 @@ pub(crate) struct Keywords {
     pub one_of: Vec<NodeId>,
     pub not: Option<NodeId>,
     pub reference: Option<NodeId>,
+    /// `prefixItems` (or, before 2020-12, `items` as an array): the schemas of the first items;
+    /// `items` (`additionalItems` before 2020-12) then covers the items after them.
+    pub prefix_items: Vec<NodeId>,
+    /// `contains` with `minContains` (1 when absent) and `maxContains`.
+    pub contains: Option<NodeId>,
+    pub min_contains: u64,
+    pub max_contains: Option<u64>,
+    /// `dependentRequired` (and `dependencies` with a list): when the key is present, the names
+    /// (and which of the two keywords it was).
+    pub dependent_required: Vec<(String, Vec<String>, &'static str)>,
+    /// `dependentSchemas` (and `dependencies` with a schema): when the key is present, the
+    /// schema the whole object must also satisfy.
+    pub dependent_schemas: Vec<(String, NodeId)>,
+    /// `if`, `then`, `else`: `then` or `else` applies as `if` matches or not.
+    pub condition: Option<NodeId>,
+    pub then: Option<NodeId>,
+    pub otherwise: Option<NodeId>,
     /// `patternProperties` is present (unsupported): `additionalProperties` is then not applied,
     /// since which members it covers is unknown.
     pub has_pattern_properties: bool,
-    /// `prefixItems` is present (unsupported): `items` is then not applied, since it covers only
-    /// the items after the prefix.
-    pub has_prefix_items: bool,
 }
 
 impl Keywords {
@@ -375,6 +378,10 @@ impl<'a> Compiler<'a> {
         let only_ref = self.dialect <= Dialect::Draft7 && map.contains_key("$ref");
         // Draft 4's boolean `exclusiveMinimum` and `exclusiveMaximum`.
         let (mut exclusive_minimum, mut exclusive_maximum) = (false, false);
+        // `items`, whether it was an array, `additionalItems`, `minContains`: settled once the
+        // whole subschema is read.
+        let (mut items, mut tuple, mut additional_items, mut min_contains) =
+            (None, false, None, None);
         for (keyword, v) in map {
             if only_ref && keyword != "$ref" {
                 continue;
@@ -402,16 +409,54 @@ impl<'a> Compiler<'a> {
                     k.enumeration = Some(values.clone());
                 }
                 "const" => k.constant = Some(v.clone()),
+                // Before 2020-12, `items` as an array is the prefix and `additionalItems` the
+                // rest (2019-09 Core 9.3.1.1 and 9.3.1.2); read so in 2020-12 too.
                 "items" => match v {
-                    Value::Array(_) => self.warn(
-                        at,
-                        keyword,
-                        "`items` as an array (tuple validation, `prefixItems` in 2020-12) is not \
-                         supported: the array's items are not checked"
-                            .to_owned(),
-                    ),
-                    _ => k.items = Some(self.node(at, v)?),
+                    Value::Array(_) => {
+                        tuple = true;
+                        k.prefix_items = self.schema_list(&at, v, keyword)?;
+                    }
+                    _ => items = Some(self.node(at, v)?),
                 },
+                "additionalItems" => additional_items = Some(self.node(at, v)?),
+                "prefixItems" => k.prefix_items = self.schema_list(&at, v, keyword)?,
+                "contains" => k.contains = Some(self.node(at, v)?),
+                "minContains" => min_contains = Some(count(&at, v, keyword)?),
+                "maxContains" => k.max_contains = Some(count(&at, v, keyword)?),
+                "dependentRequired" => {
+                    let Value::Object(deps) = v else {
+                        return Err(invalid(at, "`dependentRequired` must be an object", v));
+                    };
+                    for (name, list) in deps {
+                        let at = format!("{at}/{}", escape_token(name));
+                        let names = strings(&at, list, "each `dependentRequired` member")?;
+                        k.dependent_required
+                            .push((name.clone(), names, "dependentRequired"));
+                    }
+                }
+                "dependentSchemas" | "dependencies" => {
+                    let Value::Object(deps) = v else {
+                        return Err(invalid(
+                            at,
+                            "`dependentSchemas` and `dependencies` must be objects",
+                            v,
+                        ));
+                    };
+                    for (name, sub) in deps {
+                        let at = format!("{at}/{}", escape_token(name));
+                        if keyword == "dependencies" && sub.is_array() {
+                            let names = strings(&at, sub, "a `dependencies` list")?;
+                            k.dependent_required
+                                .push((name.clone(), names, "dependencies"));
+                        } else {
+                            let id = self.node(at, sub)?;
+                            k.dependent_schemas.push((name.clone(), id));
+                        }
+                    }
+                }
+                "if" => k.condition = Some(self.node(at, v)?),
+                "then" => k.then = Some(self.node(at, v)?),
+                "else" => k.otherwise = Some(self.node(at, v)?),
                 "minItems" => k.min_items = Some(count(&at, v, keyword)?),
                 "maxItems" => k.max_items = Some(count(&at, v, keyword)?),
                 "uniqueItems" => match v {
@@ -492,16 +537,6 @@ impl<'a> Compiler<'a> {
                             .to_owned(),
                     );
                 }
-                "prefixItems" => {
-                    k.has_prefix_items = true;
-                    self.warn(
-                        at,
-                        keyword,
-                        "`prefixItems` is not supported: it is not checked, and `items` beside \
-                         it is not applied"
-                            .to_owned(),
-                    );
-                }
                 kw if UNSUPPORTED.contains(&kw) => self.warn(
                     at,
                     keyword,
@@ -512,6 +547,15 @@ impl<'a> Compiler<'a> {
                     keyword,
                     format!("`{kw}` is not a JSON Schema 2020-12 keyword: it is ignored"),
                 ),
+            }
+        }
+        k.items = if tuple { additional_items } else { items };
+        k.min_contains = min_contains.unwrap_or(1);
+        if k.then.is_some() || k.otherwise.is_some() {
+            // `then` and `else` without `if` do nothing (Core 10.2.2.2, 10.2.2.3).
+            if k.condition.is_none() {
+                k.then = None;
+                k.otherwise = None;
             }
         }
         if exclusive_minimum {
@@ -540,7 +584,9 @@ impl<'a> Compiler<'a> {
                 match keyword {
                     "allOf" => "`allOf` must be a non-empty array of schemas",
                     "anyOf" => "`anyOf` must be a non-empty array of schemas",
-                    _ => "`oneOf` must be a non-empty array of schemas",
+                    "oneOf" => "`oneOf` must be a non-empty array of schemas",
+                    "items" => "`items` must be a schema or a non-empty array of schemas",
+                    _ => "`prefixItems` must be a non-empty array of schemas",
                 },
                 v,
             )),

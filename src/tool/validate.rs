@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 use super::message;
-use super::schema::{CompiledSchema, Keywords, NodeId, NodeKind};
+use super::schema::{escape_token, CompiledSchema, Keywords, NodeId, NodeKind};
 use super::{ArgumentProblem, ProblemKind, MAX_PROBLEMS, MAX_VALIDATION_STEPS};
 use crate::json::PathSegment;
 
@@ -33,6 +33,10 @@ enum Combinator {
     AnyOf,
     OneOf,
     Not,
+    /// `if`: its one branch decides whether `then` or `else` applies.
+    If,
+    /// `contains`: one branch per item of the array, the matches counted.
+    Contains,
 }
 
 enum Task<'v> {
@@ -282,16 +286,17 @@ impl<'s, 'v> Validator<'s, 'v> {
             Value::String(s) => self.string(node, k, s, path, sink),
             Value::Array(items) => {
                 self.array(node, k, items, path, sink);
-                if let Some(item_node) = k.items.filter(|_| !k.has_prefix_items) {
-                    for (i, item) in items.iter().enumerate() {
-                        let p = self.child_path(path, Seg::Index(i));
-                        next.push(Task::Eval {
-                            node: item_node,
-                            value: item,
-                            path: p,
-                            sink,
-                        });
-                    }
+                for (i, item) in items.iter().enumerate() {
+                    let Some(item_node) = k.prefix_items.get(i).copied().or(k.items) else {
+                        break;
+                    };
+                    let p = self.child_path(path, Seg::Index(i));
+                    next.push(Task::Eval {
+                        node: item_node,
+                        value: item,
+                        path: p,
+                        sink,
+                    });
                 }
             }
             Value::Object(members) => {
@@ -306,6 +311,26 @@ impl<'s, 'v> Validator<'s, 'v> {
                             ProblemKind::MissingArgument,
                             segs,
                             self.pointer(node, "required"),
+                            msg,
+                        );
+                    }
+                }
+                for (name, names, keyword) in &k.dependent_required {
+                    if !members.contains_key(name) {
+                        continue;
+                    }
+                    for required in names.iter().filter(|r| !members.contains_key(*r)) {
+                        let mut segs = self.segments(path);
+                        let mut given = segs.clone();
+                        given.push(PathSegment::Key(name.clone()));
+                        segs.push(PathSegment::Key(required.clone()));
+                        let msg = message::missing_dependent(&segs, &given);
+                        let keyword = format!("{keyword}/{}", escape_token(name));
+                        self.problem(
+                            sink,
+                            ProblemKind::MissingArgument,
+                            segs,
+                            self.pointer(node, &keyword),
                             msg,
                         );
                     }
@@ -344,6 +369,17 @@ impl<'s, 'v> Validator<'s, 'v> {
                         sink,
                     });
                 }
+                // In place, like `allOf`: after the members.
+                for (name, dependent) in &k.dependent_schemas {
+                    if members.contains_key(name) {
+                        next.push(Task::Eval {
+                            node: *dependent,
+                            value,
+                            path,
+                            sink,
+                        });
+                    }
+                }
             }
             Value::Null | Value::Bool(_) => {}
         }
@@ -367,6 +403,14 @@ impl<'s, 'v> Validator<'s, 'v> {
             (Combinator::AnyOf, !k.any_of.is_empty()),
             (Combinator::OneOf, !k.one_of.is_empty()),
             (Combinator::Not, k.not.is_some()),
+            (
+                Combinator::If,
+                k.condition.is_some() && (k.then.is_some() || k.otherwise.is_some()),
+            ),
+            (
+                Combinator::Contains,
+                k.contains.is_some() && value.is_array(),
+            ),
         ] {
             if present {
                 next.push(Task::Combine {
@@ -388,6 +432,8 @@ impl<'s, 'v> Validator<'s, 'v> {
                 Combinator::AnyOf => &k.any_of,
                 Combinator::OneOf => &k.one_of,
                 Combinator::Not => k.not.as_slice(),
+                Combinator::If => k.condition.as_slice(),
+                Combinator::Contains => k.contains.as_slice(),
             },
             _ => &[],
         }
@@ -411,6 +457,24 @@ impl<'s, 'v> Validator<'s, 'v> {
             sink,
             first,
         });
+        if let (Combinator::Contains, Value::Array(items), Some(&contains)) =
+            (kind, value, branches.first())
+        {
+            // One sink per item, which only counts (whether the item matches).
+            for (i, item) in items.iter().enumerate().rev() {
+                let p = self.child_path(path, Seg::Index(i));
+                self.stack.push(Task::Eval {
+                    node: contains,
+                    value: item,
+                    path: p,
+                    sink: first + i,
+                });
+            }
+            for _ in items {
+                self.sinks.push(Sink::new(0));
+            }
+            return;
+        }
         for (i, &branch) in branches.iter().enumerate().rev() {
             self.stack.push(Task::Eval {
                 node: branch,
@@ -437,6 +501,11 @@ impl<'s, 'v> Validator<'s, 'v> {
             return;
         }
         let results = self.sinks.split_off(first);
+        if let Combinator::If | Combinator::Contains = kind {
+            let matched = results.iter().filter(|s| s.total == 0).count() as u64;
+            self.conditional(kind, node, value, path, sink, matched);
+            return;
+        }
         let passed: Vec<usize> = results
             .iter()
             .enumerate()
@@ -481,6 +550,58 @@ impl<'s, 'v> Validator<'s, 'v> {
             _ => return,
         };
         self.problem(sink, problem_kind, segs, self.pointer(node, keyword), msg);
+    }
+
+    /// The end of `if` (`matched` is 1 when it matched: `then` applies, else `else`) and of
+    /// `contains` (`matched` items matched: checked against `minContains` and `maxContains`).
+    fn conditional(
+        &mut self,
+        kind: Combinator,
+        node: NodeId,
+        value: &'v Value,
+        path: usize,
+        sink: usize,
+        matched: u64,
+    ) {
+        let Some(NodeKind::Keywords(k)) = self.schema.node(node).map(|n| &n.kind) else {
+            return;
+        };
+        if let Combinator::If = kind {
+            let target = if matched == 1 { k.then } else { k.otherwise };
+            if let Some(target) = target {
+                self.stack.push(Task::Eval {
+                    node: target,
+                    value,
+                    path,
+                    sink,
+                });
+            }
+            return;
+        }
+        let (min, max) = (k.min_contains, k.max_contains);
+        let failed = if matched < min {
+            Some((true, min, "minContains"))
+        } else {
+            max.filter(|m| matched > *m)
+                .map(|m| (false, m, "maxContains"))
+        };
+        if let Some((at_least, bound, keyword)) = failed {
+            let segs = self.segments(path);
+            let msg = message::contains_count(&segs, at_least, bound, matched);
+            // No match at all where one is enough: `contains` itself failed.
+            let keyword = if keyword == "minContains" && min == 1 {
+                "contains"
+            } else {
+                keyword
+            };
+            self.problem(
+                sink,
+                ProblemKind::ContainsCount,
+                segs,
+                self.pointer(node, keyword),
+                msg,
+            );
+        }
     }
 
     fn number(&mut self, node: NodeId, k: &Keywords, x: &Number, path: usize, sink: usize) {
