@@ -904,13 +904,12 @@ fn unsupported_keywords_are_reported_with_pointers() {
             "title": "T",
             "type": "object",
             "properties": {
-                "email": {"type": "string", "format": "email", "pattern": "^.+@.+$", "examples": ["a@b"]},
+                "email": {"type": "string", "format": "email", "examples": ["a@b"]},
                 "meta": {"nullable": true, "default": null},
                 "remote": {"$ref": "https://example.com/schema.json"},
-                "headers": {"propertyNames": {"maxLength": 3}, "unevaluatedProperties": false},
+                "list": {"prefixItems": [true], "unevaluatedItems": false},
             },
-            "patternProperties": {"^x-": {"type": "string"}},
-            "additionalProperties": false,
+            "unevaluatedProperties": false,
         }),
     );
     let got: Vec<(&str, &str)> = warnings
@@ -920,28 +919,18 @@ fn unsupported_keywords_are_reported_with_pointers() {
     assert_eq!(
         got,
         vec![
-            ("/patternProperties", "patternProperties"),
-            ("/properties/email/pattern", "pattern"),
-            ("/properties/headers/propertyNames", "propertyNames"),
-            (
-                "/properties/headers/unevaluatedProperties",
-                "unevaluatedProperties"
-            ),
+            ("/properties/list/unevaluatedItems", "unevaluatedItems"),
             ("/properties/meta/nullable", "nullable"),
             ("/properties/remote/$ref", "$ref"),
+            ("/unevaluatedProperties", "unevaluatedProperties"),
         ]
     );
     assert_eq!(
         warnings[0].message,
-        "`patternProperties` is not supported: it is not checked, and `additionalProperties` \
-         beside it is not applied"
+        "`unevaluatedItems` is not supported: it is not checked"
     );
     assert_eq!(
-        warnings[1].message,
-        "`pattern` is not supported: it is not checked"
-    );
-    assert_eq!(
-        serde_json::to_value(&warnings[4]).unwrap(),
+        serde_json::to_value(&warnings[1]).unwrap(),
         json!({
             "pointer": "/properties/meta/nullable",
             "keyword": "nullable",
@@ -949,14 +938,91 @@ fn unsupported_keywords_are_reported_with_pointers() {
         })
     );
     assert_eq!(tools.schema("t").unwrap().warnings(), &warnings[..]);
-    // Not checked means not rejected: the pattern does not apply, and `additionalProperties`
-    // beside `patternProperties` is not applied either (its coverage is unknown).
+    // Not checked means not rejected: `format` is an annotation, and the unevaluated keywords
+    // and the remote `$ref` do not apply.
     tools
         .validate_arguments(
             "t",
-            &json!({"email": "nope", "x-extra": 1, "headers": {"long-name": 1}, "remote": 5}),
+            &json!({"email": "nope", "x-extra": 1, "list": [1, 2], "remote": 5}),
         )
         .unwrap();
+}
+
+/// `pattern` and `patternProperties`: ECMA-262 regular expressions, not anchored; members a
+/// pattern names are not "additional".
+#[test]
+fn patterns_and_pattern_properties() {
+    let tools = registry(
+        "t",
+        json!({
+            "type": "object",
+            "properties": {
+                "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"},
+                "word": {"pattern": "(?<=a)b"},
+                "name": {"type": "string"},
+            },
+            "patternProperties": {
+                "^x-": {"type": "string"},
+                "-id$": {"type": "integer"},
+            },
+            "additionalProperties": false,
+        }),
+    );
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"date": "2026-11-28", "word": "ab", "x-trace": "t", "user-id": 3, "x-a-id": 1}),
+        )
+        .unwrap_err();
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"date": "2026-11-28", "word": "cab", "x-trace": "t", "user-id": 3, "name": "n"}),
+        )
+        .unwrap();
+    let err = tools
+        .validate_arguments(
+            "t",
+            &json!({"date": "tomorrow", "word": "bb", "x-trace": 1, "user-id": "3", "colour": 1, "x-a-id": "2"}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': \
+         Unknown argument 'colour'; expected one of: date, name, word, /-id$/, /^x-/. \
+         Argument 'date' must match the regular expression /^\\d{4}-\\d{2}-\\d{2}$/, got string \"tomorrow\". \
+         Argument 'user-id' must be an integer, got string \"3\". \
+         Argument 'word' must match the regular expression /(?<=a)b/, got string \"bb\". \
+         Argument 'x-a-id' must be an integer, got string \"2\". \
+         Argument 'x-trace' must be a string, got number 1."
+    );
+    assert_eq!(err.problems[1].kind, ProblemKind::PatternMismatch);
+    assert_eq!(err.problems[1].schema_pointer, "/properties/date/pattern");
+    let kinds: Vec<ProblemKind> = err.problems.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds.len(), 6, "{kinds:?}");
+
+    // A pattern that is not an ECMA-262 regular expression is refused (`u` mode is strict).
+    for (schema, pointer) in [
+        (json!({"pattern": "("}), "/pattern"),
+        (json!({"pattern": "\\a"}), "/pattern"),
+        (
+            json!({"patternProperties": {"[": {}}}),
+            "/patternProperties/[",
+        ),
+    ] {
+        match CompiledSchema::compile(&schema).unwrap_err() {
+            SchemaError::Invalid {
+                pointer: p, reason, ..
+            } => {
+                assert_eq!(p, pointer);
+                assert!(
+                    reason.contains("is not a regular expression (ECMA-262)"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 /// `prefixItems`, `items` as an array with `additionalItems`, `contains` with its counts,

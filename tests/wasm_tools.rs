@@ -114,6 +114,65 @@ fn partial_json_errors_are_protocol_errors_with_the_byte_offset() {
     );
 }
 
+/// `pattern` in wasm is JavaScript's own `RegExp` with the `u` flag: lookbehind, `\p{…}`,
+/// code points, and its `SyntaxError` for a pattern it refuses.
+#[wasm_bindgen_test]
+fn patterns_are_javascript_regexps() {
+    let mut tools = JsToolRegistry::new();
+    tools
+        .register(Ts::new_unchecked(js(json!({
+            "name": "t",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "after_a": {"pattern": "(?<=a)b"},
+                    "letters": {"pattern": "^\\p{Letter}+$"},
+                    "dragons": {"pattern": "^🐲{2}$"},
+                },
+                "patternProperties": {"^x-": {"type": "integer"}},
+                "additionalProperties": false,
+            },
+        }))))
+        .unwrap();
+    tools
+        .validate_arguments(
+            "t",
+            js(json!({"after_a": "cab", "letters": "école", "dragons": "🐲🐲", "x-n": 1})),
+        )
+        .unwrap();
+    let e = tools
+        .validate_arguments(
+            "t",
+            js(json!({"after_a": "bb", "letters": "a1", "dragons": "🐲", "x-n": "1", "y": 0})),
+        )
+        .unwrap_err();
+    assert_eq!(
+        get(&e, "message").as_string().unwrap(),
+        "Validation failed for tool 't': \
+         Unknown argument 'y'; expected one of: after_a, dragons, letters, /^x-/. \
+         Argument 'after_a' must match the regular expression /(?<=a)b/, got string \"bb\". \
+         Argument 'dragons' must match the regular expression /^🐲{2}$/, got string \"🐲\". \
+         Argument 'letters' must match the regular expression /^\\p{Letter}+$/, got string \"a1\". \
+         Argument 'x-n' must be an integer, got string \"1\"."
+    );
+    assert_eq!(
+        json_of(&get(&e, "details"))["problems"][1]["kind"],
+        json!("patternMismatch")
+    );
+    // `\a` is no escape in Unicode mode: `new RegExp("\\a", "u")` throws, the schema is refused.
+    let e = JsToolRegistry::new()
+        .register(Ts::new_unchecked(js(json!({
+            "name": "t", "parameters": {"properties": {"a": {"pattern": "\\a"}}}
+        }))))
+        .unwrap_err();
+    assert_eq!(get(&e, "code").as_string().unwrap(), "invalid-schema");
+    let message = get(&e, "message").as_string().unwrap();
+    assert!(
+        message.contains("is not a regular expression (ECMA-262): Invalid regular expression"),
+        "{message}"
+    );
+}
+
 #[wasm_bindgen_test]
 fn tool_registry_validation_messages_are_the_core_wordings() {
     let tools = write_file_registry();

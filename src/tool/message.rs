@@ -239,6 +239,14 @@ pub(crate) fn not_multiple(
     format!("{} must be a multiple of {m}, got {value}.", subject(path))
 }
 
+pub(crate) fn pattern_mismatch(path: &[PathSegment], pattern: &str, value: &str) -> String {
+    format!(
+        "{} must match the regular expression /{pattern}/, got string {}.",
+        subject(path),
+        quote(value)
+    )
+}
+
 pub(crate) fn string_length(path: &[PathSegment], min: bool, bound: u64, len: u64) -> String {
     format!(
         "{} must be {} {} long, got {len}.",

@@ -146,6 +146,7 @@
 //! [JSON Schema 2020-12]: https://json-schema.org/draft/2020-12
 
 mod message;
+mod regex;
 pub mod round;
 mod schema;
 mod streamed;
@@ -269,6 +270,8 @@ pub enum ProblemKind {
     NotConst,
     /// Outside `minLength`/`maxLength`.
     StringLength,
+    /// A string that `pattern` does not match.
+    PatternMismatch,
     /// Outside `minItems`/`maxItems`.
     ArrayLength,
     /// Two equal items where `uniqueItems` is `true`.
@@ -298,7 +301,7 @@ pub enum ProblemKind {
 
 impl ProblemKind {
     /// Every kind with its JSON name (serde's `rename_all = "camelCase"` of the variant).
-    const NAMES: [(&'static str, ProblemKind); 20] = [
+    const NAMES: [(&'static str, ProblemKind); 21] = [
         ("missingArgument", Self::MissingArgument),
         ("wrongType", Self::WrongType),
         ("unknownArgument", Self::UnknownArgument),
@@ -307,6 +310,7 @@ impl ProblemKind {
         ("notInEnum", Self::NotInEnum),
         ("notConst", Self::NotConst),
         ("stringLength", Self::StringLength),
+        ("patternMismatch", Self::PatternMismatch),
         ("arrayLength", Self::ArrayLength),
         ("duplicateItems", Self::DuplicateItems),
         ("containsCount", Self::ContainsCount),

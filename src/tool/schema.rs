@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
+use super::regex::Regex;
 use super::validate;
 use super::{ArgumentProblem, SchemaError};
 
@@ -42,8 +43,6 @@ const IGNORED: &[&str] = &[
 /// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
 /// [`SchemaWarning`] for each use.
 const UNSUPPORTED: &[&str] = &[
-    "pattern",
-    "patternProperties",
     "propertyNames",
     "unevaluatedItems",
     "unevaluatedProperties",
@@ -195,9 +194,11 @@ pub(crate) struct Keywords {
     pub condition: Option<NodeId>,
     pub then: Option<NodeId>,
     pub otherwise: Option<NodeId>,
-    /// `patternProperties` is present (unsupported): `additionalProperties` is then not applied,
-    /// since which members it covers is unknown.
-    pub has_pattern_properties: bool,
+    /// `pattern`.
+    pub pattern: Option<Regex>,
+    /// `patternProperties`: each member whose name matches is checked against the schema, and
+    /// `additionalProperties` covers the members no `properties` or pattern names.
+    pub pattern_properties: Vec<(Regex, NodeId)>,
 }
 
 impl Keywords {
@@ -527,15 +528,21 @@ impl<'a> Compiler<'a> {
                         return Err(invalid(at, "`$defs` and `definitions` must be objects", v));
                     }
                 }
+                "pattern" => {
+                    let Value::String(p) = v else {
+                        return Err(invalid(at, "`pattern` must be a string", v));
+                    };
+                    k.pattern = Some(regex(&at, p, v)?);
+                }
                 "patternProperties" => {
-                    k.has_pattern_properties = true;
-                    self.warn(
-                        at,
-                        keyword,
-                        "`patternProperties` is not supported: it is not checked, and \
-                         `additionalProperties` beside it is not applied"
-                            .to_owned(),
-                    );
+                    let Value::Object(patterns) = v else {
+                        return Err(invalid(at, "`patternProperties` must be an object", v));
+                    };
+                    for (p, sub) in patterns {
+                        let at = format!("{at}/{}", escape_token(p));
+                        let re = regex(&at, p, v)?;
+                        k.pattern_properties.push((re, self.node(at, sub)?));
+                    }
                 }
                 kw if UNSUPPORTED.contains(&kw) => self.warn(
                     at,
@@ -731,6 +738,20 @@ fn invalid(pointer: String, reason: &str, value: &Value) -> SchemaError {
         reason: reason.to_owned(),
         value: value.clone(),
     }
+}
+
+/// Compiles a `pattern` or `patternProperties` name (see [`super::regex`]).
+fn regex(at: &str, pattern: &str, v: &Value) -> Result<Regex, SchemaError> {
+    Regex::new(pattern).map_err(|e| {
+        invalid(
+            at.to_owned(),
+            &format!(
+                "{} is not a regular expression (ECMA-262): {e}",
+                agentwire_core::json::Quoted(pattern)
+            ),
+            v,
+        )
+    })
 }
 
 fn types(at: &str, v: &Value) -> Result<Vec<JsonType>, SchemaError> {

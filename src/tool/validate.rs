@@ -335,39 +335,55 @@ impl<'s, 'v> Validator<'s, 'v> {
                         );
                     }
                 }
-                let additional = k.additional.filter(|_| !k.has_pattern_properties);
                 for (key, member) in members {
-                    let (target, declared) = match (k.property(key), additional) {
-                        (Some(id), _) => (id, true),
-                        (None, Some(id)) => (id, false),
-                        (None, None) => continue,
-                    };
-                    let rejects = matches!(
-                        schema.node(target).map(|n| &n.kind),
-                        Some(NodeKind::Bool(false))
+                    let declared = k.property(key);
+                    let mut targets: Vec<NodeId> = declared.into_iter().collect();
+                    targets.extend(
+                        k.pattern_properties
+                            .iter()
+                            .filter(|(re, _)| re.is_match(key))
+                            .map(|&(_, id)| id),
                     );
-                    if rejects && !declared {
-                        let mut segs = self.segments(path);
-                        segs.push(PathSegment::Key(key.clone()));
-                        let expected: Vec<&str> =
-                            k.properties.iter().map(|(name, _)| name.as_str()).collect();
-                        let msg = message::unknown(&segs, &expected);
-                        self.problem(
-                            sink,
-                            ProblemKind::UnknownArgument,
-                            segs,
-                            self.pointer(node, "additionalProperties"),
-                            msg,
+                    if targets.is_empty() {
+                        let Some(additional) = k.additional else {
+                            continue;
+                        };
+                        let rejects = matches!(
+                            schema.node(additional).map(|n| &n.kind),
+                            Some(NodeKind::Bool(false))
                         );
-                        continue;
+                        if rejects {
+                            let mut segs = self.segments(path);
+                            segs.push(PathSegment::Key(key.clone()));
+                            let mut expected: Vec<String> =
+                                k.properties.iter().map(|(name, _)| name.clone()).collect();
+                            expected.extend(
+                                k.pattern_properties
+                                    .iter()
+                                    .map(|(re, _)| format!("/{}/", re.as_str())),
+                            );
+                            let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+                            let msg = message::unknown(&segs, &expected);
+                            self.problem(
+                                sink,
+                                ProblemKind::UnknownArgument,
+                                segs,
+                                self.pointer(node, "additionalProperties"),
+                                msg,
+                            );
+                            continue;
+                        }
+                        targets.push(additional);
                     }
                     let p = self.child_path(path, Seg::Key(key));
-                    next.push(Task::Eval {
-                        node: target,
-                        value: member,
-                        path: p,
-                        sink,
-                    });
+                    for target in targets {
+                        next.push(Task::Eval {
+                            node: target,
+                            value: member,
+                            path: p,
+                            sink,
+                        });
+                    }
                 }
                 // In place, like `allOf`: after the members.
                 for (name, dependent) in &k.dependent_schemas {
@@ -647,6 +663,17 @@ impl<'s, 'v> Validator<'s, 'v> {
     }
 
     fn string(&mut self, node: NodeId, k: &Keywords, s: &str, path: usize, sink: usize) {
+        if let Some(re) = k.pattern.as_ref().filter(|re| !re.is_match(s)) {
+            let segs = self.segments(path);
+            let msg = message::pattern_mismatch(&segs, re.as_str(), s);
+            self.problem(
+                sink,
+                ProblemKind::PatternMismatch,
+                segs,
+                self.pointer(node, "pattern"),
+                msg,
+            );
+        }
         if k.min_length.is_none() && k.max_length.is_none() {
             return;
         }

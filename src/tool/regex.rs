@@ -1,0 +1,94 @@
+//! The regular expressions of JSON Schema's `pattern` and `patternProperties` (Validation
+//! section 6.3.3, Core section 10.3.2.2): ECMA-262 regular expressions, not anchored (`"a"`
+//! matches `"cat"`), compiled by the host rather than by an engine of agentwire's own.
+//!
+//! - **In wasm**: JavaScript's own `RegExp`, with the `u` flag (code points, and the strict
+//!   syntax of Unicode mode), as JSON Schema and Ajv read them; exactly ECMA-262.
+//! - **Natively**: the [`regress`] crate, an ECMA-262 engine in Rust, with the same `u` flag.
+//!   The wasm module carries no regular-expression engine.
+
+use std::fmt;
+
+/// A compiled `pattern`: `Regex::new("^[a-z]+$")?.is_match("abc")`.
+#[derive(Clone)]
+pub struct Regex {
+    source: String,
+    #[cfg(target_arch = "wasm32")]
+    re: js_sys::RegExp,
+    #[cfg(not(target_arch = "wasm32"))]
+    re: regress::Regex,
+}
+
+impl Regex {
+    /// Compiles `pattern`.
+    ///
+    /// # Errors
+    ///
+    /// The engine's message when `pattern` is not a regular expression it reads (in wasm, the
+    /// `SyntaxError` of `new RegExp(pattern, "u")`).
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            use wasm_bindgen::JsCast;
+            let args = js_sys::Array::of2(&pattern.into(), &"u".into());
+            let constructor: js_sys::Function = js_sys::RegExp::new("", "").constructor();
+            match js_sys::Reflect::construct(&constructor, &args) {
+                Ok(re) => Ok(Self {
+                    source: pattern.to_owned(),
+                    re: re.unchecked_into(),
+                }),
+                Err(e) => Err(e.dyn_ref::<js_sys::Error>().map_or_else(
+                    || "invalid regular expression".to_owned(),
+                    |e| String::from(e.message()),
+                )),
+            }
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            regress::Regex::with_flags(pattern, "u")
+                .map(|re| Self {
+                    source: pattern.to_owned(),
+                    re,
+                })
+                .map_err(|e| e.to_string())
+        }
+    }
+
+    /// Whether the expression matches somewhere in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.re.test(text)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.re.find(text).is_some()
+        }
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+}
+
+impl fmt::Debug for Regex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Regex").field(&self.source).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_not_anchored() {
+        let re = Regex::new("a+").unwrap();
+        assert!(re.is_match("caat"));
+        assert!(!re.is_match("xyz"));
+        assert!(Regex::new("^\\d{4}-\\d{2}$").unwrap().is_match("2026-11"));
+        assert!(Regex::new("(").is_err());
+        assert_eq!(Regex::new("x").unwrap().as_str(), "x");
+    }
+}
