@@ -1025,6 +1025,45 @@ fn patterns_and_pattern_properties() {
     }
 }
 
+/// `propertyNames`: each member's name, as a string, against a schema.
+#[test]
+fn property_names() {
+    let tools = registry(
+        "t",
+        json!({
+            "type": "object",
+            "propertyNames": {"maxLength": 5},
+            "properties": {
+                "env": {"type": "object", "propertyNames": {"pattern": "^[A-Z_]+$"}},
+            },
+        }),
+    );
+    tools
+        .validate_arguments("t", &json!({"env": {"HOME": "/", "MY_VAR": "1"}}))
+        .unwrap();
+    let err = tools
+        .validate_arguments("t", &json!({"env": {"home": "/", "OK": 1}, "toolong": 1}))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Validation failed for tool 't': \
+         Argument name \"toolong\" is not allowed by the schema under 'propertyNames'. \
+         Property name \"home\" of 'env' is not allowed by the schema under 'propertyNames'."
+    );
+    assert_eq!(err.problems[1].kind, ProblemKind::PropertyName);
+    assert_eq!(
+        err.problems[1].path,
+        vec![
+            PathSegment::Key("env".into()),
+            PathSegment::Key("home".into())
+        ]
+    );
+    assert_eq!(
+        err.problems[1].schema_pointer,
+        "/properties/env/propertyNames"
+    );
+}
+
 /// `prefixItems`, `items` as an array with `additionalItems`, `contains` with its counts,
 /// `dependentRequired`, `dependentSchemas`, `dependencies` and `if`/`then`/`else`, with their
 /// messages.

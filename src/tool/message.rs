@@ -173,6 +173,21 @@ pub(crate) fn missing_dependent(path: &[PathSegment], given: &[PathSegment]) -> 
     )
 }
 
+pub(crate) fn property_name(object: &[PathSegment], name: &str) -> String {
+    if object.is_empty() {
+        format!(
+            "Argument name {} is not allowed by the schema under 'propertyNames'.",
+            quote(name)
+        )
+    } else {
+        format!(
+            "Property name {} of '{}' is not allowed by the schema under 'propertyNames'.",
+            quote(name),
+            display_path(object)
+        )
+    }
+}
+
 pub(crate) fn unknown(path: &[PathSegment], expected: &[&str]) -> String {
     let name = display_path(path);
     if !expected.is_empty() {

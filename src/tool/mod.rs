@@ -63,9 +63,11 @@
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | 6.2.2–6.2.5; integers compared exactly, other numbers as 64-bit floats |
 //! | `multipleOf` | 6.2.1; exact for integers, within a relative 1e-9 for other numbers (so `0.3` is a multiple of `0.1`) |
 //! | `minLength`, `maxLength` | 6.3.1, 6.3.2; in Unicode code points (not bytes, not UTF-16 units) |
+//! | `pattern` | 6.3.3; an ECMA-262 regular expression, not anchored, read in Unicode mode (the `u` flag): JavaScript's own `RegExp` in wasm, the `regress` crate natively; one that does not compile is refused |
 //! | `prefixItems`, `items`, `minItems`, `maxItems`, `uniqueItems` | Core 10.3.1.1, 10.3.1.2; Validation 6.4.1–6.4.3; `items` as an array with `additionalItems` (before 2020-12) is read as `prefixItems` with `items`, in every dialect |
 //! | `contains`, `minContains`, `maxContains` | Core 10.3.1.3; Validation 6.4.4, 6.4.5 (`minContains` is 1 when absent, `0` lets `contains` match nothing) |
-//! | `properties`, `required`, `additionalProperties` (a boolean or a schema), `minProperties`, `maxProperties` | Core 10.3.2.1, 10.3.2.3; Validation 6.5.1–6.5.3 |
+//! | `properties`, `patternProperties`, `required`, `additionalProperties` (a boolean or a schema), `minProperties`, `maxProperties` | Core 10.3.2.1–10.3.2.3; Validation 6.5.1–6.5.3; a member may match several patterns (each applies); `additionalProperties` covers the members neither `properties` nor a pattern names |
+//! | `propertyNames` | Core 10.3.2.4; each member's name, as a string |
 //! | `dependentRequired`, `dependentSchemas`, and draft 7's `dependencies` (a list is `dependentRequired`, a schema `dependentSchemas`) | Validation 6.5.4; Core 10.2.2.4 |
 //! | `allOf`, `anyOf`, `oneOf`, `not` | Core 10.2.1 |
 //! | `if`, `then`, `else` | Core 10.2.2.1–10.2.2.3 (`then` and `else` without `if` do nothing) |
@@ -91,22 +93,21 @@
 //! **Conformance.** `tests/schema_suite.rs` runs the official JSON Schema Test Suite for drafts
 //! 2020-12, 2019-09, 7, 6 and 4 (with the optional tests, not the `format` ones). Every schema
 //! there compiles; every test whose schema compiles without a warning gets the suite's verdict
-//! (3,893 tests); schemas with a warning are left out.
+//! (4,642 tests); schemas with a warning are left out.
 //!
 //! **Reported, not checked**: every other keyword compiles with a [`SchemaWarning`] (its JSON
 //! Pointer and a sentence), returned by [`ToolRegistry::register`] and
-//! [`CompiledSchema::warnings`]: `pattern`, `patternProperties` (and then `additionalProperties`
-//! beside it is not applied either, since which members it covers is unknown), `propertyNames`,
-//! `unevaluatedItems`, `unevaluatedProperties`, `$dynamicRef`, `$recursiveRef`,
-//! `contentSchema`, boolean `exclusiveMinimum`/`exclusiveMaximum` outside draft 4, `$ref` to
-//! anything but a local JSON Pointer (remote URIs, anchors), a `$schema` naming another
-//! dialect, and keywords JSON Schema does not define (e.g. `nullable`). Values are never
-//! rejected because of them.
+//! [`CompiledSchema::warnings`]: `unevaluatedItems`, `unevaluatedProperties`, `$dynamicRef`,
+//! `$recursiveRef`, `contentSchema`, boolean `exclusiveMinimum`/`exclusiveMaximum` outside
+//! draft 4, `$ref` to anything but a local JSON Pointer (remote URIs, anchors), a `$schema`
+//! naming another dialect, and keywords JSON Schema does not define (e.g. `nullable`). Values
+//! are never rejected because of them.
 //!
 //! **Refused** at compile time with a [`SchemaError`] carrying the JSON Pointer: a schema that is
 //! not an object or boolean, a checked keyword of the wrong shape (`"minLength": -1`,
-//! `"required": "path"`, `"type": "text"`, `"multipleOf": 0`), a `$ref` to nothing, a `$ref`
-//! loop, more than [`MAX_SCHEMA_NODES`] subschemas.
+//! `"required": "path"`, `"type": "text"`, `"multipleOf": 0`), a `pattern` or
+//! `patternProperties` name that is not a regular expression in Unicode mode (`"\\a"`), a `$ref`
+//! to nothing, a `$ref` loop, more than [`MAX_SCHEMA_NODES`] subschemas.
 //!
 //! Whatever the schema says, arguments must be a JSON object (a tool call's arguments are named).
 //! A tool whose `parameters` is `null` (absent) accepts any object.
@@ -126,10 +127,12 @@
 //! | multiple | `Argument 'step' must be a multiple of 5, got 12.` |
 //! | enum, const | `Argument 'unit' must be one of: "celsius", "fahrenheit"; got string "kelvin".`; `Argument 'kind' must be "file", got string "dir".` |
 //! | string length | `Argument 'name' must be at least 3 characters long, got 2.` (`at most`) |
+//! | pattern | `Argument 'date' must match the regular expression /^\d{4}-\d{2}-\d{2}$/, got string "tomorrow".` |
 //! | array length | `Argument 'tags' must have at most 3 items, got 5.` |
 //! | unique items | `Argument 'tags' must not contain duplicate items; items 0 and 2 are equal.` |
 //! | contains | `Argument 'tags' must have at least 1 item matching the schema under 'contains', got 0.` (`at most`) |
 //! | dependent | `Missing argument 'end', required when 'start' is given.` |
+//! | property name | `Property name "home" of 'env' is not allowed by the schema under 'propertyNames'.` (`Argument name "x" is not allowed …` at the top level) |
 //! | property count | `Argument 'env' must have at least 1 property, got 0.` |
 //! | anyOf / oneOf, none | `Argument 'x' must match at least one of the 2 allowed forms (anyOf) but matches none: (1) Argument 'x' must be a string, got number 3. (2) Argument 'x' must be null, got number 3.` |
 //! | oneOf, several | `Argument 'x' must match exactly one of the 3 allowed forms (oneOf) but matches forms 1 and 2.` |
@@ -260,6 +263,8 @@ pub enum ProblemKind {
     WrongType,
     /// A member that `properties` does not declare, where `additionalProperties` is `false`.
     UnknownArgument,
+    /// A member whose name `propertyNames` does not allow.
+    PropertyName,
     /// Outside `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`.
     OutOfRange,
     /// Not a `multipleOf`.
@@ -301,10 +306,11 @@ pub enum ProblemKind {
 
 impl ProblemKind {
     /// Every kind with its JSON name (serde's `rename_all = "camelCase"` of the variant).
-    const NAMES: [(&'static str, ProblemKind); 21] = [
+    const NAMES: [(&'static str, ProblemKind); 22] = [
         ("missingArgument", Self::MissingArgument),
         ("wrongType", Self::WrongType),
         ("unknownArgument", Self::UnknownArgument),
+        ("propertyName", Self::PropertyName),
         ("outOfRange", Self::OutOfRange),
         ("notMultipleOf", Self::NotMultipleOf),
         ("notInEnum", Self::NotInEnum),

@@ -43,7 +43,6 @@ const IGNORED: &[&str] = &[
 /// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
 /// [`SchemaWarning`] for each use.
 const UNSUPPORTED: &[&str] = &[
-    "propertyNames",
     "unevaluatedItems",
     "unevaluatedProperties",
     "$dynamicRef",
@@ -196,6 +195,8 @@ pub(crate) struct Keywords {
     pub otherwise: Option<NodeId>,
     /// `pattern`.
     pub pattern: Option<Regex>,
+    /// `propertyNames`.
+    pub property_names: Option<NodeId>,
     /// `patternProperties`: each member whose name matches is checked against the schema, and
     /// `additionalProperties` covers the members no `properties` or pattern names.
     pub pattern_properties: Vec<(Regex, NodeId)>,
@@ -455,6 +456,7 @@ impl<'a> Compiler<'a> {
                         }
                     }
                 }
+                "propertyNames" => k.property_names = Some(self.node(at, v)?),
                 "if" => k.condition = Some(self.node(at, v)?),
                 "then" => k.then = Some(self.node(at, v)?),
                 "else" => k.otherwise = Some(self.node(at, v)?),

@@ -93,20 +93,33 @@ struct Validator<'s, 'v> {
 
 /// Checks `value`; returns the problems kept (at most [`MAX_PROBLEMS`]) and how many there were.
 pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentProblem>, usize) {
+    let (problems, total, _) = run(schema, 0, value, 0, MAX_PROBLEMS);
+    (problems, total)
+}
+
+/// Checks `value` against node `node`, `steps` of the budget already spent; returns the problems
+/// kept (at most `keep`), how many there were, and the steps spent in all.
+fn run(
+    schema: &CompiledSchema,
+    node: NodeId,
+    value: &Value,
+    steps: usize,
+    keep: usize,
+) -> (Vec<ArgumentProblem>, usize, usize) {
     let mut v = Validator {
         schema,
         paths: vec![PathNode {
             parent: 0,
             seg: Seg::Root,
         }],
-        sinks: vec![Sink::new(MAX_PROBLEMS)],
+        sinks: vec![Sink::new(keep)],
         stack: vec![Task::Eval {
-            node: 0,
+            node,
             value,
             path: 0,
             sink: 0,
         }],
-        steps: 0,
+        steps,
     };
     while let Some(task) = v.stack.pop() {
         v.steps += 1;
@@ -146,11 +159,14 @@ pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentP
             } => v.judge(kind, node, value, path, sink, first),
         }
     }
-    v.sinks
+    let steps = v.steps;
+    let (problems, total) = v
+        .sinks
         .into_iter()
         .next()
         .map(|s| (s.problems, s.total))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    (problems, total, steps)
 }
 
 impl<'s, 'v> Validator<'s, 'v> {
@@ -314,6 +330,9 @@ impl<'s, 'v> Validator<'s, 'v> {
                             msg,
                         );
                     }
+                }
+                if let Some(names_node) = k.property_names {
+                    self.property_names(node, names_node, members.keys(), path, sink);
                 }
                 for (name, names, keyword) in &k.dependent_required {
                     if !members.contains_key(name) {
@@ -566,6 +585,36 @@ impl<'s, 'v> Validator<'s, 'v> {
             _ => return,
         };
         self.problem(sink, problem_kind, segs, self.pointer(node, keyword), msg);
+    }
+
+    /// `propertyNames` (Core 10.3.2.4): each name, as a string, against its schema. A name is a
+    /// string the value does not hold, so each is checked by a run of its own (on the same step
+    /// budget); a string has no members, so that run has no names to check in turn.
+    fn property_names(
+        &mut self,
+        node: NodeId,
+        names_node: NodeId,
+        names: impl Iterator<Item = &'v String>,
+        path: usize,
+        sink: usize,
+    ) {
+        for name in names {
+            let value = Value::String(name.clone());
+            let (_, total, steps) = run(self.schema, names_node, &value, self.steps, 0);
+            self.steps = steps;
+            if total > 0 {
+                let mut segs = self.segments(path);
+                let msg = message::property_name(&segs, name);
+                segs.push(PathSegment::Key(name.clone()));
+                self.problem(
+                    sink,
+                    ProblemKind::PropertyName,
+                    segs,
+                    self.pointer(node, "propertyNames"),
+                    msg,
+                );
+            }
+        }
     }
 
     /// The end of `if` (`matched` is 1 when it matched: `then` applies, else `else`) and of

@@ -34,7 +34,8 @@ impl JsToolRegistry {
     }
 
     /// Compiles the tool's `parameters` schema and adds the tool (replacing one of the same name).
-    /// Returns the schema's warnings: keywords that compiled but are not checked (`pattern`, …).
+    /// Returns the schema's warnings: keywords that compiled but are not checked
+    /// (`unevaluatedProperties`, a remote `$ref`, …).
     ///
     /// # Errors
     /// `invalid-argument` if `definition` is not `{name, description?, parameters?}`; the schema's
