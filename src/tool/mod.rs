@@ -63,7 +63,7 @@
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | 6.2.2–6.2.5; integers compared exactly, other numbers as 64-bit floats |
 //! | `multipleOf` | 6.2.1; exact for integers, within a relative 1e-9 for other numbers (so `0.3` is a multiple of `0.1`) |
 //! | `minLength`, `maxLength` | 6.3.1, 6.3.2; in Unicode code points (not bytes, not UTF-16 units) |
-//! | `pattern` | 6.3.3; an ECMA-262 regular expression, not anchored, read in Unicode mode (the `u` flag): JavaScript's own `RegExp` in wasm, the `regress` crate natively; one that does not compile is refused |
+//! | `pattern` | 6.3.3; an ECMA-262 regular expression, not anchored, read in Unicode mode (the `u` flag): JavaScript's own `RegExp` in wasm, the `regress` crate natively; one that does not compile is refused. Both engines backtrack, as Ajv's does: a pattern with nested quantifiers (`^(a+)+$`) can take exponential time on a crafted string, and the step budget does not count regular-expression time, so keep patterns simple |
 //! | `prefixItems`, `items`, `minItems`, `maxItems`, `uniqueItems` | Core 10.3.1.1, 10.3.1.2; Validation 6.4.1–6.4.3; `items` as an array with `additionalItems` (before 2020-12) is read as `prefixItems` with `items`, in every dialect |
 //! | `contains`, `minContains`, `maxContains` | Core 10.3.1.3; Validation 6.4.4, 6.4.5 (`minContains` is 1 when absent, `0` lets `contains` match nothing) |
 //! | `properties`, `patternProperties`, `required`, `additionalProperties` (a boolean or a schema), `minProperties`, `maxProperties` | Core 10.3.2.1–10.3.2.3; Validation 6.5.1–6.5.3; a member may match several patterns (each applies); `additionalProperties` covers the members neither `properties` nor a pattern names |
