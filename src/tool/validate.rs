@@ -899,9 +899,29 @@ fn is_multiple(x: &Number, m: &Number) -> bool {
     }
     let q = a / b;
     if !q.is_finite() {
-        return a.is_finite() && a % b == 0.0;
+        return a.is_finite() && overflowing_multiple(a, b);
     }
     (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+}
+
+/// Whether finite `a` is a multiple of `b > 0` when `a / b` overflows `f64`, exactly (without
+/// `fmod`, which would bring 2 KB of software division). With `a = ma·2^ea` and
+/// `b = ob·2^(eb+t)` (`ma`, `ob` integers, `ob` odd), the quotient is `(ma / ob)·2^(ea−eb−t)`,
+/// and the exponent is far above 0 when it overflows: it is an integer when `ob` divides `ma`.
+fn overflowing_multiple(a: f64, b: f64) -> bool {
+    /// The integer mantissa of `|x|` (subnormals included).
+    fn mantissa(x: f64) -> u64 {
+        let bits = x.abs().to_bits();
+        let fraction = bits & ((1 << 52) - 1);
+        if bits >> 52 == 0 {
+            fraction
+        } else {
+            fraction | (1 << 52)
+        }
+    }
+    let mb = mantissa(b);
+    let odd = mb >> mb.trailing_zeros();
+    odd != 0 && mantissa(a) % odd == 0
 }
 
 #[cfg(test)]
@@ -940,6 +960,43 @@ mod tests {
         assert!(is_multiple(&n(json!(0.3)), &n(json!(0.1))));
         assert!(is_multiple(&n(json!(1e308)), &n(json!(0.5))));
         assert!(!is_multiple(&n(json!(1e308)), &n(json!(3e-308))));
+        // Against the exact remainder (`%` is fmod), where the quotient overflows.
+        for (a, b) in [
+            (1e308_f64, 0.5_f64),
+            (1e308, 3e-308),
+            (-1.7e308, 0.1),
+            (1.5e300, 1e-10),
+            (9.007199254740991e300, 5e-324),
+            (1.7e308, 0.75),
+            (1.2e308, 0.375),
+        ] {
+            assert!((a / b).is_infinite());
+            assert_eq!(overflowing_multiple(a, b), a % b == 0.0, "{a} {b}");
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut checked, mut multiples) = (0, 0);
+        while checked < 10_000 {
+            // A large `a`; a `b` below 1 with few or many mantissa bits.
+            let a = f64::from_bits((0x7E0 << 52) | (next() >> 12))
+                * if next() % 2 == 0 { 1.0 } else { -1.0 };
+            let b = f64::from_bits(
+                ((next() % 0x3FF) << 52) | ((next() >> 12) & !((1 << (next() % 53)) - 1)),
+            );
+            if !a.is_finite() || b <= 0.0 || !(a / b).is_infinite() {
+                continue;
+            }
+            checked += 1;
+            let exact = a % b == 0.0;
+            multiples += usize::from(exact);
+            assert_eq!(overflowing_multiple(a, b), exact, "{a:e} {b:e}");
+        }
+        assert!(multiples > 100, "{multiples}");
         assert!(is_multiple(&n(json!(-15)), &n(json!(5))));
         assert!(is_multiple(&n(json!(i64::MIN)), &n(json!(2))));
         assert!(is_multiple(&n(json!(u64::MAX)), &n(json!(5))));
