@@ -787,6 +787,35 @@ fn refs_resolve_within_their_schema_resource() {
     assert!(!schema.is_valid(&json!({"b": {"c": 1}})));
 }
 
+/// `#name` references find the subschema of the same resource that is anchored so: `$anchor`
+/// (2019-09 and later), or an `$id` of `#name` in drafts 6 and 7.
+#[test]
+fn refs_to_anchors() {
+    let schema = CompiledSchema::compile(&json!({
+        "$defs": {
+            "id": {"$anchor": "id", "type": "integer", "minimum": 1},
+            "inner": {"$id": "inner.json", "$defs": {"x": {"$anchor": "hidden", "type": "null"}}},
+        },
+        "properties": {"a": {"$ref": "#id"}, "b": {"$ref": "#hidden"}},
+    }))
+    .unwrap();
+    assert!(schema.is_valid(&json!({"a": 3})));
+    let problems = schema.validate(&json!({"a": 0}));
+    assert_eq!(problems[0].schema_pointer, "/$defs/id/minimum");
+    // An anchor inside another resource is not this resource's: the reference is warned about.
+    assert_eq!(schema.warnings().len(), 1);
+    assert_eq!(schema.warnings()[0].pointer, "/properties/b/$ref");
+
+    let draft7 = CompiledSchema::compile(&json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {"s": {"$id": "#s", "type": "string"}},
+        "properties": {"a": {"$ref": "#s"}},
+    }))
+    .unwrap();
+    assert!(draft7.warnings().is_empty());
+    assert!(!draft7.is_valid(&json!({"a": 1})));
+}
+
 /// The root's `$schema` picks the dialect: drafts 4 to 7 ignore the keywords beside `$ref`, and
 /// draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` make `minimum`/`maximum` exclusive.
 #[test]

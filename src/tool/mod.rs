@@ -71,13 +71,14 @@
 //! | `dependentRequired`, `dependentSchemas`, and draft 7's `dependencies` (a list is `dependentRequired`, a schema `dependentSchemas`) | Validation 6.5.4; Core 10.2.2.4 |
 //! | `allOf`, `anyOf`, `oneOf`, `not` | Core 10.2.1 |
 //! | `if`, `then`, `else` | Core 10.2.2.1–10.2.2.3 (`then` and `else` without `if` do nothing) |
-//! | `$ref` to a local JSON Pointer: `#`, `#/$defs/…`, `#/definitions/…`, or any `#/…` | Core 8.2.3.1; resolved against the schema resource holding it: the root, or the nearest enclosing subschema with its own `$id` (Core 8.2.1, 9.2); recursion through `properties`/`items` is fine, a loop that never descends into the value is a [`SchemaError::RefCycle`] |
+//! | `$ref` to a local JSON Pointer (`#`, `#/$defs/…`, `#/definitions/…`, or any `#/…`) or to an anchor (`#name`: `$anchor`, `$dynamicAnchor`, or in drafts 6 and 7 an `$id` of `#name`) | Core 8.2.3.1, 8.2.2; resolved against the schema resource holding it: the root, or the nearest enclosing subschema with its own `$id` (Core 8.2.1, 9.2); recursion through `properties`/`items` is fine, a loop that never descends into the value is a [`SchemaError::RefCycle`] |
 //! | `true` and `false` as schemas | Core 4.3.2 |
 //!
 //! **Accepted and ignored** (annotations and identifiers): `title`, `description`, `default`,
 //! `examples`, `format` (an annotation by default in 2020-12), `deprecated`, `readOnly`,
 //! `writeOnly`, `contentMediaType`, `contentEncoding`, `$id` (it starts a schema resource for
-//! `#` references; other URIs are not resolved), `$anchor`, `$dynamicAnchor`, `$vocabulary`,
+//! `#` references; other URIs are not resolved), `$anchor` and `$dynamicAnchor` (the targets of
+//! `#name` references), `$vocabulary`,
 //! `$comment`, and `$defs`/`definitions` (compiled where a `$ref` points into them).
 //!
 //! **Dialects.** The root's `$schema` names the draft (Core 8.1.1). 2020-12 is the default, and
@@ -93,15 +94,16 @@
 //! **Conformance.** `tests/schema_suite.rs` runs the official JSON Schema Test Suite for drafts
 //! 2020-12, 2019-09, 7, 6 and 4 (with the optional tests, not the `format` ones). Every schema
 //! there compiles; every test whose schema compiles without a warning gets the suite's verdict
-//! (4,642 tests); schemas with a warning are left out.
+//! (4,666 tests); schemas with a warning are left out.
 //!
 //! **Reported, not checked**: every other keyword compiles with a [`SchemaWarning`] (its JSON
 //! Pointer and a sentence), returned by [`ToolRegistry::register`] and
 //! [`CompiledSchema::warnings`]: `unevaluatedItems`, `unevaluatedProperties`, `$dynamicRef`,
 //! `$recursiveRef`, `contentSchema`, boolean `exclusiveMinimum`/`exclusiveMaximum` outside
-//! draft 4, `$ref` to anything but a local JSON Pointer (remote URIs, anchors), a `$schema`
-//! naming another dialect, and keywords JSON Schema does not define (e.g. `nullable`). Values
-//! are never rejected because of them.
+//! draft 4, `$ref` to anything but a fragment of its own resource (other URIs, even those of
+//! resources the schema embeds; an anchor it does not have), a `$schema` naming another
+//! dialect, and keywords JSON Schema does not define (e.g. `nullable`). Values are never
+//! rejected because of them.
 //!
 //! **Refused** at compile time with a [`SchemaError`] carrying the JSON Pointer: a schema that is
 //! not an object or boolean, a checked keyword of the wrong shape (`"minLength": -1`,

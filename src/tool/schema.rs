@@ -516,9 +516,9 @@ impl<'a> Compiler<'a> {
                             at,
                             keyword,
                             format!(
-                                "`$ref` {} is not a local JSON Pointer (`#/…`): \
-                                 remote and anchor references are not supported, so it is not \
-                                 checked",
+                                "`$ref` {} is not a JSON Pointer (`#/…`) or an anchor (`#name`) \
+                                 of this schema resource: other URIs are not resolved, so it is \
+                                 not checked",
                                 agentwire_core::json::Quoted(reference)
                             ),
                         ),
@@ -673,9 +673,10 @@ impl<'a> Compiler<'a> {
     }
 
     /// Resolves a `$ref` (Core section 8.2.3.1) of the subschema at `from` to a local JSON
-    /// Pointer: `#` or `#/…`, with `%XX` escapes of the URI fragment decoded, against the
-    /// schema resource holding `from` (the root, or a subschema with its own `$id`). `None` for
-    /// other references (remote, anchors).
+    /// Pointer: `#` or `#/…`, with `%XX` escapes of the URI fragment decoded, or a plain-name
+    /// fragment (`#name`, an anchor), against the schema resource holding `from` (the root, or
+    /// a subschema with its own `$id`). `None` for other references (other URIs) and anchors
+    /// not found.
     fn resolve(
         &self,
         at: &str,
@@ -686,7 +687,8 @@ impl<'a> Compiler<'a> {
             return Ok(None);
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Ok(None);
+            // A plain name: an anchor of the same resource (Core 8.2.2).
+            return Ok(percent_decode(fragment).and_then(|name| self.anchor(from, &name)));
         }
         let unresolved = || SchemaError::UnresolvedRef {
             pointer: at.to_owned(),
@@ -701,6 +703,86 @@ impl<'a> Compiler<'a> {
             canonical.push_str(&token);
         }
         Ok(Some((canonical, cur)))
+    }
+}
+
+impl<'a> Compiler<'a> {
+    /// The subschema of the resource holding `from` that names itself `name` (Core 8.2.2):
+    /// `$anchor` or `$dynamicAnchor` (2019-09 and later), an `$id` of `#name` (drafts 6 and 7,
+    /// not beside `$ref`; `id` in draft 4). Searched through the keywords that hold subschemas, not into other
+    /// resources; `None` when there is none.
+    fn anchor(&self, from: &str, name: &str) -> Option<(String, &'a Value)> {
+        let mut stack = vec![self.resource_of(from)];
+        let mut first = true;
+        while let Some((pointer, value)) = stack.pop() {
+            let Value::Object(map) = value else {
+                continue;
+            };
+            if !first && self.is_resource(value) {
+                continue;
+            }
+            first = false;
+            let named = if self.dialect >= Dialect::Draft2019 {
+                [map.get("$anchor"), map.get("$dynamicAnchor")]
+                    .into_iter()
+                    .flatten()
+                    .any(|a| a.as_str() == Some(name))
+            } else {
+                // Ignored beside `$ref` in these drafts, as every other keyword there.
+                let id = if self.dialect == Dialect::Draft4 {
+                    "id"
+                } else {
+                    "$id"
+                };
+                !map.contains_key("$ref")
+                    && map
+                        .get(id)
+                        .and_then(Value::as_str)
+                        .and_then(|id| id.strip_prefix('#'))
+                        == Some(name)
+            };
+            if named {
+                return Some((pointer, value));
+            }
+            for (keyword, sub) in map {
+                let at = format!("{pointer}/{}", escape_token(keyword));
+                match (keyword.as_str(), sub) {
+                    (
+                        "properties" | "patternProperties" | "$defs" | "definitions"
+                        | "dependentSchemas" | "dependencies",
+                        Value::Object(members),
+                    ) => stack.extend(
+                        members
+                            .iter()
+                            .map(|(k, v)| (format!("{at}/{}", escape_token(k)), v)),
+                    ),
+                    ("items" | "prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                        stack.extend(
+                            list.iter()
+                                .enumerate()
+                                .map(|(i, v)| (format!("{at}/{i}"), v)),
+                        )
+                    }
+                    (
+                        "items"
+                        | "additionalItems"
+                        | "additionalProperties"
+                        | "not"
+                        | "if"
+                        | "then"
+                        | "else"
+                        | "contains"
+                        | "propertyNames"
+                        | "unevaluatedItems"
+                        | "unevaluatedProperties"
+                        | "contentSchema",
+                        _,
+                    ) => stack.push((at, sub)),
+                    _ => {}
+                }
+            }
+        }
+        None
     }
 }
 
