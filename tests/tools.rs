@@ -816,6 +816,62 @@ fn refs_to_anchors() {
     assert!(!draft7.is_valid(&json!({"a": 1})));
 }
 
+/// A compound schema (Core 9.3: resources bundled with their `$id`s) resolves references by
+/// URI: absolute, relative to the resource around the `$ref`, with fragments.
+#[test]
+fn refs_by_uri_to_embedded_resources() {
+    let schema = CompiledSchema::compile(&json!({
+        "$id": "https://example.com/schemas/order.json",
+        "type": "object",
+        "properties": {
+            "ship_to": {"$ref": "address.json"},
+            "bill_to": {"$ref": "https://example.com/schemas/address.json"},
+            "count": {"$ref": "order.json#/$defs/count"},
+            "id": {"$ref": "common/ids.json#order-id"},
+        },
+        "$defs": {
+            "count": {"type": "integer", "minimum": 1},
+            "address": {
+                "$id": "address.json",
+                "type": "object",
+                "properties": {"zip": {"$ref": "common/ids.json#/$defs/zip"}},
+                "required": ["zip"],
+            },
+            "ids": {
+                "$id": "https://example.com/schemas/common/ids.json",
+                "$defs": {
+                    "zip": {"type": "string", "maxLength": 5},
+                    "order": {"$anchor": "order-id", "type": "string", "minLength": 3},
+                },
+            },
+        },
+    }))
+    .unwrap();
+    assert!(schema.warnings().is_empty(), "{:?}", schema.warnings());
+    assert!(schema.is_valid(&json!({"ship_to": {"zip": "12345"}, "count": 2, "id": "abc"})));
+    let problems: Vec<String> = schema
+        .validate(&json!({"ship_to": {}, "bill_to": {"zip": "123456"}, "count": 0, "id": "a"}))
+        .into_iter()
+        .map(|p| p.schema_pointer)
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "/$defs/ids/$defs/zip/maxLength",
+            "/$defs/count/minimum",
+            "/$defs/ids/$defs/order/minLength",
+            "/$defs/address/required",
+        ]
+    );
+    // A URI that is none of the schema's resources is warned about, not fetched.
+    let schema = CompiledSchema::compile(&json!({
+        "$id": "https://example.com/a.json",
+        "properties": {"b": {"$ref": "b.json"}},
+    }))
+    .unwrap();
+    assert_eq!(schema.warnings()[0].pointer, "/properties/b/$ref");
+}
+
 /// The root's `$schema` picks the dialect: drafts 4 to 7 ignore the keywords beside `$ref`, and
 /// draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` make `minimum`/`maximum` exclusive.
 #[test]

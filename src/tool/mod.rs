@@ -71,14 +71,14 @@
 //! | `dependentRequired`, `dependentSchemas`, and draft 7's `dependencies` (a list is `dependentRequired`, a schema `dependentSchemas`) | Validation 6.5.4; Core 10.2.2.4 |
 //! | `allOf`, `anyOf`, `oneOf`, `not` | Core 10.2.1 |
 //! | `if`, `then`, `else` | Core 10.2.2.1–10.2.2.3 (`then` and `else` without `if` do nothing) |
-//! | `$ref` to a local JSON Pointer (`#`, `#/$defs/…`, `#/definitions/…`, or any `#/…`) or to an anchor (`#name`: `$anchor`, `$dynamicAnchor`, or in drafts 6 and 7 an `$id` of `#name`) | Core 8.2.3.1, 8.2.2; resolved against the schema resource holding it: the root, or the nearest enclosing subschema with its own `$id` (Core 8.2.1, 9.2); recursion through `properties`/`items` is fine, a loop that never descends into the value is a [`SchemaError::RefCycle`] |
+//! | `$ref` to a JSON Pointer (`#`, `#/$defs/…`, any `#/…`), to an anchor (`#name`: `$anchor`, `$dynamicAnchor`, or in drafts 6 and 7 an `$id` of `#name`), or to a URI that is one of the schema's own resources, with either fragment (`address.json`, `https://example.com/ids.json#/$defs/zip`) | Core 8.2.3.1, 8.2.2, 9.3 (compound documents); resolved against the resource holding the `$ref`: the root, or the nearest enclosing subschema with its own `$id` (Core 8.2.1), whose `$id`s are resolved as URI references (RFC 3986 section 5.2); recursion through `properties`/`items` is fine, a loop that never descends into the value is a [`SchemaError::RefCycle`] |
 //! | `true` and `false` as schemas | Core 4.3.2 |
 //!
 //! **Accepted and ignored** (annotations and identifiers): `title`, `description`, `default`,
 //! `examples`, `format` (an annotation by default in 2020-12), `deprecated`, `readOnly`,
-//! `writeOnly`, `contentMediaType`, `contentEncoding`, `$id` (it starts a schema resource for
-//! `#` references; other URIs are not resolved), `$anchor` and `$dynamicAnchor` (the targets of
-//! `#name` references), `$vocabulary`,
+//! `writeOnly`, `contentMediaType`, `contentEncoding`, `$id` (it names a schema resource that
+//! references resolve against; nothing is fetched), `$anchor` and `$dynamicAnchor` (the targets
+//! of `#name` references), `$vocabulary`,
 //! `$comment`, and `$defs`/`definitions` (compiled where a `$ref` points into them).
 //!
 //! **Dialects.** The root's `$schema` names the draft (Core 8.1.1). 2020-12 is the default, and
@@ -94,14 +94,14 @@
 //! **Conformance.** `tests/schema_suite.rs` runs the official JSON Schema Test Suite for drafts
 //! 2020-12, 2019-09, 7, 6 and 4 (with the optional tests, not the `format` ones). Every schema
 //! there compiles; every test whose schema compiles without a warning gets the suite's verdict
-//! (4,666 tests); schemas with a warning are left out.
+//! (4,809 tests); schemas with a warning are left out.
 //!
 //! **Reported, not checked**: every other keyword compiles with a [`SchemaWarning`] (its JSON
 //! Pointer and a sentence), returned by [`ToolRegistry::register`] and
 //! [`CompiledSchema::warnings`]: `unevaluatedItems`, `unevaluatedProperties`, `$dynamicRef`,
 //! `$recursiveRef`, `contentSchema`, boolean `exclusiveMinimum`/`exclusiveMaximum` outside
-//! draft 4, `$ref` to anything but a fragment of its own resource (other URIs, even those of
-//! resources the schema embeds; an anchor it does not have), a `$schema` naming another
+//! draft 4, `$ref` to a URI that is not one of the schema's resources (a remote schema:
+//! nothing is fetched) or to an anchor that is not there, a `$schema` naming another
 //! dialect, and keywords JSON Schema does not define (e.g. `nullable`). Values are never
 //! rejected because of them.
 //!
@@ -155,6 +155,7 @@ mod regex;
 pub mod round;
 mod schema;
 mod streamed;
+mod uri;
 mod validate;
 
 use serde::{Deserialize, Serialize};

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
 use super::regex::Regex;
+use super::uri;
 use super::validate;
 use super::{ArgumentProblem, SchemaError};
 
@@ -251,6 +252,7 @@ impl CompiledSchema {
         let mut c = Compiler {
             root: schema,
             dialect: Dialect::Draft2020,
+            resources: None,
             nodes: Vec::new(),
             by_pointer: BTreeMap::new(),
             queue: Vec::new(),
@@ -327,6 +329,9 @@ pub(crate) fn escape_token(token: &str) -> String {
 struct Compiler<'a> {
     root: &'a Value,
     dialect: Dialect,
+    /// The schema resources' absolute URIs (their `$id`s resolved) and pointers, the root first;
+    /// found when a `$ref` first names a URI.
+    resources: Option<Vec<(String, String)>>,
     nodes: Vec<Node>,
     by_pointer: BTreeMap<String, NodeId>,
     queue: Vec<(NodeId, &'a Value)>,
@@ -516,9 +521,9 @@ impl<'a> Compiler<'a> {
                             at,
                             keyword,
                             format!(
-                                "`$ref` {} is not a JSON Pointer (`#/…`) or an anchor (`#name`) \
-                                 of this schema resource: other URIs are not resolved, so it is \
-                                 not checked",
+                                "`$ref` {} names no schema resource, anchor or JSON Pointer of \
+                                 this schema: remote schemas are not fetched, so it is not \
+                                 checked",
                                 agentwire_core::json::Quoted(reference)
                             ),
                         ),
@@ -652,6 +657,41 @@ impl<'a> Compiler<'a> {
             && (self.dialect > Dialect::Draft7 || value.get("$ref").is_none())
     }
 
+    /// Every schema resource with its absolute URI: the root's (its `$id` or `""`), and each
+    /// subschema's with its own `$id` resolved against the resource around it (Core 8.2.1).
+    fn resources(&mut self) -> &[(String, String)] {
+        if self.resources.is_none() {
+            let mut found = Vec::new();
+            let mut stack = vec![(String::new(), self.root, String::new())];
+            while let Some((pointer, value, base)) = stack.pop() {
+                let Value::Object(map) = value else {
+                    continue;
+                };
+                let base = if pointer.is_empty() || self.is_resource(value) {
+                    let key = if self.dialect == Dialect::Draft4 {
+                        "id"
+                    } else {
+                        "$id"
+                    };
+                    let id = map.get(key).and_then(Value::as_str).unwrap_or("");
+                    let mut uri = uri::resolve(&base, id);
+                    if let Some(hash) = uri.find('#') {
+                        uri.truncate(hash);
+                    }
+                    found.push((uri.clone(), pointer.clone()));
+                    uri
+                } else {
+                    base
+                };
+                for (at, sub) in subschemas(&pointer, map) {
+                    stack.push((at, sub, base.clone()));
+                }
+            }
+            self.resources = Some(found);
+        }
+        self.resources.as_deref().unwrap_or_default()
+    }
+
     /// The innermost schema resource holding the subschema at `pointer` (a canonical pointer
     /// the compiler built): its pointer and value; the root when no subschema on the way has
     /// its own `$id`.
@@ -678,13 +718,27 @@ impl<'a> Compiler<'a> {
     /// a subschema with its own `$id`). `None` for other references (other URIs) and anchors
     /// not found.
     fn resolve(
-        &self,
+        &mut self,
         at: &str,
         reference: &str,
         from: &str,
     ) -> Result<Option<(String, &'a Value)>, SchemaError> {
         let Some(fragment) = reference.strip_prefix('#') else {
-            return Ok(None);
+            // A URI: resolved against the base URI of `from`'s resource, it must be one of the
+            // schema's resources (Core 9.1.2: an embedded resource, or the root itself).
+            let (resource, _) = self.resource_of(from);
+            let resources = self.resources();
+            let base = resources
+                .iter()
+                .find(|(_, p)| *p == resource)
+                .map_or("", |(uri, _)| uri.as_str());
+            let target = uri::resolve(base, reference);
+            let (uri, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let Some((_, pointer)) = resources.iter().find(|(u, _)| u == uri) else {
+                return Ok(None);
+            };
+            let (pointer, fragment) = (pointer.clone(), format!("#{fragment}"));
+            return self.resolve(at, &fragment, &pointer);
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
             // A plain name: an anchor of the same resource (Core 8.2.2).
@@ -744,46 +798,57 @@ impl<'a> Compiler<'a> {
             if named {
                 return Some((pointer, value));
             }
-            for (keyword, sub) in map {
-                let at = format!("{pointer}/{}", escape_token(keyword));
-                match (keyword.as_str(), sub) {
-                    (
-                        "properties" | "patternProperties" | "$defs" | "definitions"
-                        | "dependentSchemas" | "dependencies",
-                        Value::Object(members),
-                    ) => stack.extend(
-                        members
-                            .iter()
-                            .map(|(k, v)| (format!("{at}/{}", escape_token(k)), v)),
-                    ),
-                    ("items" | "prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
-                        stack.extend(
-                            list.iter()
-                                .enumerate()
-                                .map(|(i, v)| (format!("{at}/{i}"), v)),
-                        )
-                    }
-                    (
-                        "items"
-                        | "additionalItems"
-                        | "additionalProperties"
-                        | "not"
-                        | "if"
-                        | "then"
-                        | "else"
-                        | "contains"
-                        | "propertyNames"
-                        | "unevaluatedItems"
-                        | "unevaluatedProperties"
-                        | "contentSchema",
-                        _,
-                    ) => stack.push((at, sub)),
-                    _ => {}
-                }
-            }
+            stack.extend(subschemas(&pointer, map));
         }
         None
     }
+}
+
+/// The subschemas directly under the schema object `map` at `pointer`: the members of
+/// `properties`, `$defs` and the other maps of schemas, the items of `allOf` and the other lists,
+/// the single ones (`not`, `items`, …); with their pointers.
+fn subschemas<'v>(
+    pointer: &str,
+    map: &'v serde_json::Map<String, Value>,
+) -> Vec<(String, &'v Value)> {
+    let mut out = Vec::new();
+    for (keyword, sub) in map {
+        let at = format!("{pointer}/{}", escape_token(keyword));
+        match (keyword.as_str(), sub) {
+            (
+                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+                | "dependencies",
+                Value::Object(members),
+            ) => out.extend(
+                members
+                    .iter()
+                    .map(|(k, v)| (format!("{at}/{}", escape_token(k)), v)),
+            ),
+            ("items" | "prefixItems" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => out
+                .extend(
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("{at}/{i}"), v)),
+                ),
+            (
+                "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "contentSchema",
+                _,
+            ) => out.push((at, sub)),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The JSON Schema dialects told apart where this subset's reading differs, oldest first.
