@@ -206,6 +206,37 @@ mod tests {
         }
     }
 
+    /// Any strings: no panic; a URI with a scheme, once resolved, resolves to itself again (its
+    /// dot segments are gone, RFC 3986 section 5.2.4; a base's own path is kept as it is when
+    /// the reference has none, so the first resolution may still change it).
+    #[test]
+    fn any_strings() {
+        let pieces = [
+            "a", "b:", "/", ".", "..", "//", "?", "#", "%2F", "x.json", ":", "é",
+        ];
+        let mut x: u32 = 0x2545_F491;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as usize
+        };
+        for _ in 0..20_000 {
+            let mut make = || {
+                let n = next() % 7;
+                (0..n)
+                    .map(|_| pieces[next() % pieces.len()])
+                    .collect::<String>()
+            };
+            let (base, reference) = (make(), make());
+            let resolved = resolve(&base, &reference);
+            if parts(&resolved).scheme.is_some() {
+                let once = resolve(&base, &resolved);
+                assert_eq!(resolve(&base, &once), once, "{base:?} {reference:?}");
+            }
+        }
+    }
+
     #[test]
     fn schema_identifiers() {
         assert_eq!(resolve("", "tree.json"), "tree.json");
