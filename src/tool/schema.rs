@@ -565,13 +565,6 @@ impl<'a> Compiler<'a> {
         }
         k.items = if tuple { additional_items } else { items };
         k.min_contains = min_contains.unwrap_or(1);
-        if k.then.is_some() || k.otherwise.is_some() {
-            // `then` and `else` without `if` do nothing (Core 10.2.2.2, 10.2.2.3).
-            if k.condition.is_none() {
-                k.then = None;
-                k.otherwise = None;
-            }
-        }
         if exclusive_minimum {
             k.exclusive_minimum = k.minimum.take();
         }
@@ -639,16 +632,20 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// The keyword that identifies a resource: `id` in draft 4, `$id` since draft 6.
+    fn id_keyword(&self) -> &'static str {
+        if self.dialect == Dialect::Draft4 {
+            "id"
+        } else {
+            "$id"
+        }
+    }
+
     /// Whether `value` is the root of an embedded schema resource (Core sections 8.2.1 and
     /// 9.2): an object whose `$id` (`id` in draft 4) is a URI without a fragment (`"#foo"` in
     /// drafts 6 and 7 is an anchor). Drafts 4 to 7 ignore an `$id` beside `$ref`.
     fn is_resource(&self, value: &Value) -> bool {
-        let keyword = if self.dialect == Dialect::Draft4 {
-            "id"
-        } else {
-            "$id"
-        };
-        let Some(Value::String(id)) = value.get(keyword) else {
+        let Some(Value::String(id)) = value.get(self.id_keyword()) else {
             return false;
         };
         let id = id.strip_suffix('#').unwrap_or(id);
@@ -668,12 +665,10 @@ impl<'a> Compiler<'a> {
                     continue;
                 };
                 let base = if pointer.is_empty() || self.is_resource(value) {
-                    let key = if self.dialect == Dialect::Draft4 {
-                        "id"
-                    } else {
-                        "$id"
-                    };
-                    let id = map.get(key).and_then(Value::as_str).unwrap_or("");
+                    let id = map
+                        .get(self.id_keyword())
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
                     let mut uri = uri::resolve(&base, id);
                     if let Some(hash) = uri.find('#') {
                         uri.truncate(hash);
@@ -758,13 +753,11 @@ impl<'a> Compiler<'a> {
         }
         Ok(Some((canonical, cur)))
     }
-}
 
-impl<'a> Compiler<'a> {
     /// The subschema of the resource holding `from` that names itself `name` (Core 8.2.2):
     /// `$anchor` or `$dynamicAnchor` (2019-09 and later), an `$id` of `#name` (drafts 6 and 7,
-    /// not beside `$ref`; `id` in draft 4). Searched through the keywords that hold subschemas, not into other
-    /// resources; `None` when there is none.
+    /// not beside `$ref`; `id` in draft 4). Searched through the keywords that hold subschemas,
+    /// not into other resources; `None` when there is none.
     fn anchor(&self, from: &str, name: &str) -> Option<(String, &'a Value)> {
         let mut stack = vec![self.resource_of(from)];
         let mut first = true;
@@ -783,14 +776,9 @@ impl<'a> Compiler<'a> {
                     .any(|a| a.as_str() == Some(name))
             } else {
                 // Ignored beside `$ref` in these drafts, as every other keyword there.
-                let id = if self.dialect == Dialect::Draft4 {
-                    "id"
-                } else {
-                    "$id"
-                };
                 !map.contains_key("$ref")
                     && map
-                        .get(id)
+                        .get(self.id_keyword())
                         .and_then(Value::as_str)
                         .and_then(|id| id.strip_prefix('#'))
                         == Some(name)

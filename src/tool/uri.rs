@@ -53,30 +53,25 @@ pub(crate) fn resolve(base: &str, reference: &str) -> String {
     let b = parts(base);
     let r = parts(reference);
     let (scheme, authority, path, query);
-    if r.scheme.is_some() {
-        scheme = r.scheme;
+    if r.scheme.is_some() || r.authority.is_some() {
+        // The reference's own scheme (or the base's) and authority.
+        scheme = r.scheme.or(b.scheme);
         authority = r.authority;
         path = remove_dot_segments(r.path);
         query = r.query;
     } else {
         scheme = b.scheme;
-        if r.authority.is_some() {
-            authority = r.authority;
-            path = remove_dot_segments(r.path);
-            query = r.query;
+        authority = b.authority;
+        if r.path.is_empty() {
+            path = b.path.to_owned();
+            query = r.query.or(b.query);
         } else {
-            authority = b.authority;
-            if r.path.is_empty() {
-                path = b.path.to_owned();
-                query = r.query.or(b.query);
+            path = if r.path.starts_with('/') {
+                remove_dot_segments(r.path)
             } else {
-                path = if r.path.starts_with('/') {
-                    remove_dot_segments(r.path)
-                } else {
-                    remove_dot_segments(&merge(&b, r.path))
-                };
-                query = r.query;
-            }
+                remove_dot_segments(&merge(&b, r.path))
+            };
+            query = r.query;
         }
     }
     // Section 5.3: recomposition.

@@ -438,6 +438,7 @@ impl<'s, 'v> Validator<'s, 'v> {
             (Combinator::AnyOf, !k.any_of.is_empty()),
             (Combinator::OneOf, !k.one_of.is_empty()),
             (Combinator::Not, k.not.is_some()),
+            // `then` and `else` without `if` do nothing (Core 10.2.2.2, 10.2.2.3).
             (
                 Combinator::If,
                 k.condition.is_some() && (k.then.is_some() || k.otherwise.is_some()),
