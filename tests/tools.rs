@@ -1220,20 +1220,13 @@ fn tuples_contains_dependencies_and_conditionals() {
         .map(|p| (p.kind, p.schema_pointer.as_str()))
         .collect();
     assert_eq!(
-        kinds[0],
-        (ProblemKind::MissingArgument, "/dependencies/user")
-    );
-    assert_eq!(
-        kinds[1],
-        (ProblemKind::MissingArgument, "/dependentRequired/start")
-    );
-    assert_eq!(
-        kinds[5],
-        (ProblemKind::ContainsCount, "/properties/scores/maxContains")
-    );
-    assert_eq!(
-        kinds[7],
-        (ProblemKind::ContainsCount, "/properties/tags/contains")
+        [kinds[0], kinds[1], kinds[5], kinds[7]],
+        [
+            (ProblemKind::MissingArgument, "/dependencies/user"),
+            (ProblemKind::MissingArgument, "/dependentRequired/start"),
+            (ProblemKind::ContainsCount, "/properties/scores/maxContains"),
+            (ProblemKind::ContainsCount, "/properties/tags/contains"),
+        ]
     );
     assert_eq!(
         serde_json::to_value(ProblemKind::ContainsCount).unwrap(),
