@@ -1160,3 +1160,117 @@ mod property {
         }
     }
 }
+
+/// A `message.part` event whose `content` is given as UTF-16 code units, written as a JavaScript
+/// server's `JSON.stringify` writes a lone surrogate (`\ud83d`).
+fn utf16_part_event(units: &[u16]) -> String {
+    let content = common::js_json_string(units);
+    format!("data: {{\"type\":\"message.part\",\"part\":{{\"content\":\"{content}\"}}}}\n\n")
+}
+
+#[test]
+fn a_surrogate_pair_cut_between_two_chunks_is_joined_at_every_split() {
+    // A JavaScript server slicing by UTF-16 index: each emoji's pair is cut (`\ud83d` ends one
+    // chunk, `\ude00` begins the next); one chunk is a lone high half alone.
+    let text = "I 😀 you, 東京 😀😀";
+    let pieces = common::cut_utf16(text, &[3, 14, 15, 16]);
+    assert_eq!(pieces[3], [0xd83d], "a chunk of the high half alone");
+    let completed = json!({"type": "message.completed", "message": {"role": "agent", "parts": [{"content": text}]}});
+    let sse = format!(
+        "data: {{\"type\":\"message.created\",\"message\":{{\"role\":\"agent\",\"parts\":[]}}}}\n\n{}data: {completed}\n\n",
+        pieces.iter().map(|p| utf16_part_event(p)).collect::<String>()
+    );
+    assert!(sse.contains(r#"\ud83d""#) && sse.contains(r#""\ude00"#));
+    for coalesce in [false, true] {
+        let options = AcpOptions {
+            coalesce,
+            ..Default::default()
+        };
+        let (run, updates) = assemble_with(options, &[sse.as_bytes()]);
+        assert_eq!(run.output[0].text(), text);
+        assert_eq!(run.output[0].parts.len(), 1);
+        // What streamed is what the server completed: no `message-mismatch`.
+        assert_eq!(
+            issues(&updates),
+            [(Severity::Error, "stream-incomplete".into())]
+        );
+        assert_eq!(mirror(&updates), run.output);
+        for at in 0..=sse.len() {
+            let (a, b) = sse.as_bytes().split_at(at);
+            let (split, split_updates) = assemble_with(options, &[a, b]);
+            assert_eq!(split, run, "split at {at}");
+            assert_eq!(mirror(&split_updates), run.output, "split at {at}");
+        }
+    }
+    // Without joining, every chunk is its own part, as sent: each lone half reads as U+FFFD (and
+    // the server's completed message, one part, replaces the five).
+    let options = AcpOptions {
+        join_text: false,
+        ..Default::default()
+    };
+    let (run, updates) = assemble_with(options, &[sse.as_bytes()]);
+    let streamed: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            Update::Part { part, .. } => part.content.clone(),
+            _ => None,
+        })
+        .collect();
+    let lossy: Vec<String> = pieces.iter().map(|p| String::from_utf16_lossy(p)).collect();
+    assert_eq!(streamed, lossy);
+    assert_eq!(run.output[0].text(), text);
+}
+
+#[test]
+fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_character() {
+    let created =
+        "data: {\"type\":\"message.created\",\"message\":{\"role\":\"agent\",\"parts\":[]}}\n\n";
+    let high = utf16_part_event(&[u16::from(b'a'), 0xd83d]);
+    let deltas = |updates: &[Update]| -> Vec<String> {
+        updates
+            .iter()
+            .filter_map(|u| match u {
+                Update::Part { part, .. } => part.content.clone(),
+                Update::TextDelta { delta, .. } => Some(delta.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    // Followed by a chunk that does not begin with a low half: U+FFFD, then that chunk.
+    let sse = format!("{created}{high}{}", utf16_part_event(&[u16::from(b'b')]));
+    let (run, updates) = assemble(&[sse.as_bytes()]);
+    assert_eq!(run.output[0].text(), "a\u{fffd}b");
+    assert_eq!(deltas(&updates), ["a", "\u{fffd}", "b"]);
+    // The stream ends: the held half is kept, before the end is reported.
+    let (run, updates) = assemble(&[format!("{created}{high}").as_bytes()]);
+    assert_eq!(run.output[0].text(), "a\u{fffd}");
+    assert_eq!(deltas(&updates), ["a", "\u{fffd}"]);
+    assert!(matches!(updates.last(), Some(Update::Done { .. })));
+    // Another event in between: released before it applies (here the message's completion, which
+    // the server says is "a" and a lone high surrogate: no mismatch).
+    let completed = "data: {\"type\":\"message.completed\",\"message\":{\"role\":\"agent\",\"parts\":[{\"content\":\"a\\ud83d\"}]}}\n\n";
+    let sse = format!("{created}{high}{completed}");
+    let (run, updates) = assemble(&[sse.as_bytes()]);
+    assert_eq!(run.output[0].text(), "a\u{fffd}");
+    assert_eq!(
+        issues(&updates),
+        [(Severity::Error, "stream-incomplete".into())]
+    );
+    // A part that does not join (named) keeps its halves as U+FFFD and releases the held one.
+    let named =
+        "data: {\"type\":\"message.part\",\"part\":{\"name\":\"/x\",\"content\":\"\\ude00\"}}\n\n";
+    let (run, _) = assemble(&[format!("{created}{high}{named}").as_bytes()]);
+    let contents: Vec<&str> = run.output[0]
+        .parts
+        .iter()
+        .filter_map(|p| p.content.as_deref())
+        .collect();
+    assert_eq!(contents, ["a\u{fffd}", "\u{fffd}"]);
+    // A low half with nothing held, and `\\ud83d` (an escaped backslash, then letters): as written.
+    let sse = format!(
+        "{created}{}data: {{\"type\":\"message.part\",\"part\":{{\"content\":\"\\\\ud83d\"}}}}\n\n",
+        utf16_part_event(&[0xde00, u16::from(b'x')])
+    );
+    let (run, _) = assemble(&[sse.as_bytes()]);
+    assert_eq!(run.output[0].text(), "\u{fffd}x\\ud83d");
+}

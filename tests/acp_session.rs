@@ -410,3 +410,35 @@ fn lenient_runs_move_despite_a_body_mismatch() {
     assert_eq!(e.code(), "move-not-allowed");
     assert_eq!(run.messages().len(), 2);
 }
+
+#[test]
+fn a_surrogate_pair_cut_between_two_message_parts_is_joined() {
+    // A JavaScript server slicing by UTF-16 index: `\ud83d` ends one chunk, `\ude00` begins the
+    // next (the session reads events to check them against the lifecycle before the assembler).
+    let text = "I 😀 you 😀";
+    let pieces = common::cut_utf16(text, &[3, 10]);
+    let event = |v: serde_json::Value| format!("data: {v}\n\n");
+    let run = serde_json::json!({"run_id": "r", "agent_name": "a", "status": "in-progress"});
+    let mut sse = event(serde_json::json!({"type": "run.created", "run": run}));
+    sse += &event(serde_json::json!({"type": "run.in-progress", "run": run}));
+    sse += &event(
+        serde_json::json!({"type": "message.created", "message": {"role": "agent/a", "parts": []}}),
+    );
+    for p in &pieces {
+        let content = common::js_json_string(p);
+        sse += &format!(
+            "data: {{\"type\":\"message.part\",\"part\":{{\"content\":\"{content}\"}}}}\n\n"
+        );
+    }
+    assert!(sse.contains(r#"\ud83d""#) && sse.contains(r#""\ude00"#));
+    for at in 0..=sse.len() {
+        let mut s = session(Inbound::Strict);
+        s.create(&request("req-stream.json")).unwrap();
+        let (a, b) = sse.as_bytes().split_at(at);
+        s.feed(a);
+        s.feed(b);
+        let updates = s.drain_updates();
+        assert_eq!(s.run().output[0].text(), text, "split at {at}");
+        assert_eq!(issues(&updates), [], "split at {at}");
+    }
+}

@@ -1132,31 +1132,10 @@ data: {"object":"content","type":"data","index":0,"msg_id":"m","status":"complet
 /// A text delta event whose `text` is written as JavaScript's `JSON.stringify` writes a string
 /// with lone surrogates (`\ud83d`): `text` is given as UTF-16 code units.
 fn utf16_delta_event(msg_id: &str, index: u32, units: &[u16]) -> String {
-    let mut text = String::new();
-    for c in char::decode_utf16(units.iter().copied()) {
-        match c {
-            Ok(c) => {
-                let quoted = serde_json::to_string(&c.to_string()).unwrap();
-                text.push_str(&quoted[1..quoted.len() - 1]);
-            }
-            Err(e) => text.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
-        }
-    }
+    let text = common::js_json_string(units);
     format!(
         "data: {{\"object\":\"content\",\"msg_id\":\"{msg_id}\",\"index\":{index},\"delta\":true,\"type\":\"text\",\"text\":\"{text}\"}}\n\n"
     )
-}
-
-/// The UTF-16 code units of `s` cut at the code unit offsets `cuts`.
-fn cut_utf16(s: &str, cuts: &[usize]) -> Vec<Vec<u16>> {
-    let units: Vec<u16> = s.encode_utf16().collect();
-    let mut bounds = vec![0];
-    bounds.extend_from_slice(cuts);
-    bounds.push(units.len());
-    bounds
-        .windows(2)
-        .map(|w| units[w[0]..w[1]].to_vec())
-        .collect()
 }
 
 #[test]
@@ -1164,7 +1143,7 @@ fn a_surrogate_pair_cut_between_two_deltas_is_joined_at_every_split() {
     // A JavaScript server slicing by UTF-16 index: each emoji's pair is cut (`\ud83d` ends one
     // delta, `\ude00` begins the next); one delta is a lone high half alone.
     let text = "I 😀 you, 東京 😀😀";
-    let pieces = cut_utf16(text, &[3, 14, 15, 16]);
+    let pieces = common::cut_utf16(text, &[3, 14, 15, 16]);
     assert_eq!(pieces[3], [0xd83d], "a delta of the high half alone");
     let sse: String = pieces
         .iter()

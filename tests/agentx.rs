@@ -8,6 +8,8 @@
 //! comments between them; here each packet is its own string.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use agentwire::body::{Body, PartKind, PartStatus};
 use agentwire::dialect::agentx::{
     is_message_id, is_tool_call_id, new_message_id, new_tool_call_id, AgentxError, AgentxStream,
@@ -1253,4 +1255,128 @@ mod property {
             let _ = m.body();
         }
     }
+}
+
+/// A packet of one message with the given text parts, each given as UTF-16 code units and written
+/// as a JavaScript server's `JSON.stringify` writes a lone surrogate (`\ud83d`).
+fn utf16_packet(id: &str, parts: &[&[u16]]) -> String {
+    let parts: Vec<String> = parts
+        .iter()
+        .map(|units| {
+            format!(
+                r#"{{"type":"text","text":"{}"}}"#,
+                common::js_json_string(units)
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"id":"{id}","role":"assistant","parts":[{}]}}"#,
+        parts.join(",")
+    )
+}
+
+fn texts(message: &Message) -> Vec<&str> {
+    message
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.text.as_str(),
+            _ => "",
+        })
+        .collect()
+}
+
+#[test]
+fn a_surrogate_pair_cut_between_two_packets_is_joined_at_every_split() {
+    // A JavaScript server slicing by UTF-16 index: each emoji's pair is cut (`\ud83d` ends one
+    // packet, `\ude00` begins the next); one packet is a lone high half alone.
+    let text = "I 😀 you, 東京 😀😀";
+    let pieces = common::cut_utf16(text, &[3, 14, 15, 16]);
+    assert_eq!(pieces[3], [0xd83d], "a packet of the high half alone");
+    let id = "msg_0123456789abcdef0123456789abcdef";
+    let packets: Vec<String> = pieces.iter().map(|p| utf16_packet(id, &[p])).collect();
+    let sse = sse_of(&packets.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(sse.contains(r#"\ud83d""#) && sse.contains(r#""\ude00"#));
+    let (s, updates) = assemble_at_every_split(&sse);
+    assert_eq!(texts(&s.messages()[0]), [text]);
+    assert_eq!(replay(&updates), s.messages());
+    assert!(codes(&updates).is_empty());
+    let (coalesced, updates) = assemble(&[sse.as_bytes()], true);
+    assert_eq!(coalesced.messages(), s.messages());
+    assert_eq!(replay(&updates), s.messages());
+    // In a packet of several parts, a low half begins only the first and a high half ends only
+    // the last: the halves at the inner edges stay U+FFFD, as the parts stay apart.
+    let (high, low) = (0xd83d, 0xde00);
+    let z = u16::from(b'z');
+    let sse = sse_of(&[
+        &utf16_packet(id, &[&[u16::from(b'>'), high]]),
+        &utf16_packet(id, &[&[low, high], &[low, u16::from(b'y')], &[z, high]]),
+        &utf16_packet(id, &[&[low]]),
+    ]);
+    let (s, _) = assemble_at_every_split(&sse);
+    assert_eq!(texts(&s.messages()[0]), [">😀\u{fffd}", "\u{fffd}y", "z😀"]);
+}
+
+#[test]
+fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_character() {
+    let id = "msg_0123456789abcdef0123456789abcdef";
+    let other = "msg_fedcba9876543210fedcba9876543210";
+    let high: &[u16] = &[u16::from(b'a'), 0xd83d];
+    let deltas = |updates: &[StreamUpdate]| -> Vec<String> {
+        updates
+            .iter()
+            .filter_map(|u| match u {
+                StreamUpdate::Part {
+                    part: Part::Text(t),
+                    ..
+                } => Some(t.text.clone()),
+                StreamUpdate::TextDelta { delta, .. } => Some(delta.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    // Followed by a packet that does not begin with a low half: U+FFFD, then that packet.
+    let sse = sse_of(&[
+        &utf16_packet(id, &[high]),
+        &utf16_packet(id, &[&[u16::from(b'b')]]),
+    ]);
+    let (s, updates) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(texts(&s.messages()[0]), ["a\u{fffd}b"]);
+    assert_eq!(deltas(&updates), ["a", "\u{fffd}", "b"]);
+    // The stream ends, whole or broken: the held half is kept, before the end is reported.
+    for broken in [false, true] {
+        let mut s = AgentxStream::new(AssemblerOptions::default());
+        s.feed(sse_of(&[&utf16_packet(id, &[high])]).as_bytes());
+        if broken {
+            s.finish_interrupted("network error");
+        } else {
+            s.finish();
+        }
+        let updates = s.drain_updates();
+        assert_eq!(texts(&s.messages()[0]), ["a\u{fffd}"]);
+        assert_eq!(deltas(&updates), ["a", "\u{fffd}"]);
+        assert!(matches!(updates.last(), Some(StreamUpdate::Done { .. })));
+    }
+    // A low half that begins a packet of another message does not complete it: both are U+FFFD.
+    let sse = sse_of(&[
+        &utf16_packet(id, &[high]),
+        &utf16_packet(other, &[&[0xde00]]),
+    ]);
+    let (s, _) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(texts(&s.messages()[0]), ["a\u{fffd}"]);
+    assert_eq!(texts(&s.messages()[1]), ["\u{fffd}"]);
+    // A packet whose first part is not text: released before it.
+    let call = r#"{"id":"msg_0123456789abcdef0123456789abcdef","role":"assistant","parts":[{"type":"tool_call","tool_call_id":"tc_0123456789abcdef0123456789abcdef","tool_name":"t","args":{}}]}"#;
+    let sse = sse_of(&[
+        &utf16_packet(id, &[high]),
+        call,
+        &utf16_packet(id, &[&[0xde00]]),
+    ]);
+    let (s, _) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(texts(&s.messages()[0]), ["a\u{fffd}", "", "\u{fffd}"]);
+    // A low half with nothing held, and `\\ud83d` (an escaped backslash, then letters): as written.
+    let escaped = r#"{"id":"msg_0123456789abcdef0123456789abcdef","role":"assistant","parts":[{"type":"text","text":"\\ud83d"}]}"#;
+    let sse = sse_of(&[&utf16_packet(id, &[&[0xde00, u16::from(b'x')]]), escaped]);
+    let (s, _) = assemble(&[sse.as_bytes()], false);
+    assert_eq!(texts(&s.messages()[0]), ["\u{fffd}x\\ud83d"]);
 }

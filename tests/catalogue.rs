@@ -274,6 +274,11 @@ fn cases() -> Vec<Case> {
           sse(&[RUN, CREATED, r#"{"type":"message.part","part":{"content":"Hello, world"}}"#]),
           Some("part-too-large"), "error", "the content up to the limit (`isCut`, body part `incomplete`)",
           |r| r["output"][0]["parts"][0]["content"] == "Hello, w"),
+        c("a surrogate pair cut between two `message.part` events (`\\ud83d`, then `\\ude00`)", Acp, Strict,
+          sse(&[RUN, CREATED, r#"{"type":"message.part","part":{"content":"I \ud83d"}}"#,
+                r#"{"type":"message.part","part":{"content":"\ude00 you"}}"#]),
+          None, "", "the text as sent, the halves joined (as in the Agent API; with `joinText`)",
+          |r| r["output"][0]["parts"][0]["content"] == "I 😀 you"),
         // AgentX packets.
         c("a message id that is not `msg_` + 32 hex", Agentx, Lenient,
           sse(&[r#"{"id":"msg_abc","role":"assistant","parts":[{"type":"text","text":"hi"}]}"#]),
@@ -296,6 +301,10 @@ fn cases() -> Vec<Case> {
           Some("invalid-part"), "warning", "the part, whole, as an unknown part", |r| r[0]["parts"][0]["txt"] == "typo"),
         c("a packet without `parts`", Agentx, Lenient, sse(&[r#"{"role":"assistant"}"#]),
           Some("invalid-packet"), "warning", "the other packets", |r| r.as_array().is_some_and(Vec::is_empty)),
+        c("a surrogate pair cut between two packets (`\\ud83d`, then `\\ude00`)", Agentx, Strict,
+          sse(&[&format!(r#"{{"id":"{X_ID}","role":"assistant","parts":[{{"type":"text","text":"I \ud83d"}}]}}"#),
+                &format!(r#"{{"id":"{X_ID}","role":"assistant","parts":[{{"type":"text","text":"\ude00 you"}}]}}"#)]),
+          None, "", "the text as sent, the halves joined (as in the Agent API)", |r| r[0]["parts"][0]["text"] == "I 😀 you"),
         // Uploaded message bodies.
         c("a part name with a `..` segment (`/notes/../x`)", Payload, Lenient,
           br#"{"parts":[{"name":"/notes/../x","contentType":"text/plain","content":"hi"}]}"#.to_vec(),

@@ -4,6 +4,8 @@
 //! streamed tool arguments (`PartialJson`) is compiled with the rest of agentwire, for size. Use
 //! it through `agentwire::json`, which documents it.
 
+use std::borrow::Cow;
+
 mod error;
 mod fields;
 mod number;
@@ -95,6 +97,97 @@ pub fn parse_number(text: &str) -> Option<serde_json::Number> {
         }
         _ => None,
     }
+}
+
+/// One step of a path into JSON text ([`cut_halves`]): a member of an object, by name, or an
+/// element of an array, by index. Not API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'k> {
+    /// The member with this name (the last one if the name is given twice, as the readers keep).
+    Member(&'k str),
+    /// The element at this index (0-based).
+    Element(usize),
+}
+
+/// The halves of a surrogate pair at the edges of a string value, as `(low, high)` UTF-16 code
+/// units: `low` if the string begins with a lone low surrogate escape (`\uDC00`–`\uDFFF`),
+/// `high` if it ends with a lone high one (`\uD800`–`\uDBFF`). `data` is the JSON text of an
+/// event, `path` leads from it to the string, and `text` is the string as read (each lone
+/// surrogate as U+FFFD: [`parse_value`]). Looked at only when `text` begins or ends with U+FFFD;
+/// then the string's JSON text tells whether that U+FFFD was written so. (If a U+FFFD ends the
+/// text and its JSON ends with such an escape, the escape is that U+FFFD: a character written
+/// literally, or `\\` before the `u`, would have left another last character.) `(None, None)` if
+/// the path leads nowhere.
+///
+/// A JavaScript server that cuts a string between the halves of a pair (`text.slice(0, 3)`)
+/// writes the halves so, one in each event (`JSON.stringify` escapes a lone surrogate, ECMA-262
+/// §25.5.2.3 QuoteJSONString); [`join_halves`] joins them again. For the assemblers; not API.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
+pub fn cut_halves(data: &str, path: &[Step<'_>], text: &str) -> (Option<u16>, Option<u16>) {
+    const FFFD: char = char::REPLACEMENT_CHARACTER;
+    let (starts, ends) = (text.starts_with(FFFD), text.ends_with(FFFD));
+    if !starts && !ends {
+        return (None, None);
+    }
+    let quoted = path.iter().try_fold(data, |at, step| match *step {
+        Step::Member(key) => scan::member_text(at, key),
+        Step::Element(index) => scan::element_text(at, index),
+    });
+    let Some(quoted) = quoted.filter(|q| q.starts_with('"')) else {
+        return (None, None);
+    };
+    let unit = |escape: Option<&str>, range: std::ops::RangeInclusive<u16>| {
+        let mut hex = escape?.strip_prefix("\\u")?.bytes();
+        let unit = hex.try_fold(0u16, |n, d| {
+            Some(n << 4 | char::from(d).to_digit(16)? as u16)
+        })?;
+        range.contains(&unit).then_some(unit)
+    };
+    let content = quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default();
+    let low = unit(content.get(..6).filter(|_| starts), 0xDC00..=0xDFFF);
+    let tail = content
+        .len()
+        .checked_sub(6)
+        .and_then(|at| content.get(at..));
+    let high = unit(tail.filter(|_| ends), 0xD800..=0xDBFF);
+    (low, high)
+}
+
+/// `text`, a string whose edges are halves of a surrogate pair (`cut`, from [`cut_halves`]), with
+/// its leading U+FFFD replaced by the pair's character when `held` is the high half the previous
+/// string ended with and `cut.0` the low half, and its trailing U+FFFD removed when `cut.1` is a
+/// high half (the caller holds it back until the next string: its U+FFFD is appended if the next
+/// event does not complete it). So text a JavaScript server cut between the halves of a pair
+/// streams as it would whole, as its JavaScript clients see it. For the assemblers; not API.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
+pub fn join_halves(
+    held: Option<u16>,
+    text: Cow<'_, str>,
+    cut: (Option<u16>, Option<u16>),
+) -> Cow<'_, str> {
+    const FFFD: usize = char::REPLACEMENT_CHARACTER.len_utf8();
+    let mut text = text;
+    if let (Some(low), Some(high)) = (cut.0, held) {
+        let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+        let mut joined = String::with_capacity(text.len() + 1);
+        joined.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+        joined.push_str(text.get(FFFD..).unwrap_or_default());
+        text = Cow::Owned(joined);
+    }
+    if cut.1.is_some() {
+        let s = text.to_mut();
+        s.truncate(s.len().saturating_sub(FFFD));
+    }
+    text
 }
 
 /// `text` with each escaped UTF-16 surrogate that is not half of a pair replaced by `\ufffd`: the

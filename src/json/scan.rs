@@ -161,8 +161,8 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
 /// The JSON text of member `key` of the object `s` (the last one if the key is given twice, as
 /// the readers keep the last), without the whitespace around it: `"\"a\\u00e9\""` for `{"k":
 /// "a\u00e9"}`. `None` if `s` is not an object (or the member is not there). For the rare reader
-/// that needs a string's escapes as they were written (`agent_api::assemble`'s cut surrogate
-/// pairs); it reads every member into a tree to skip it.
+/// that needs a string's escapes as they were written (the cut surrogate pairs of
+/// [`super::cut_halves`]); it reads every member into a tree to skip it.
 #[cold]
 #[inline(never)]
 #[cfg_attr(agentwire_size, optimize(size))]
@@ -192,6 +192,31 @@ pub(crate) fn member_text<'a>(s: &'a str, key: &str) -> Option<&'a str> {
         j = skip_ws(b, j + 1);
     }
     found
+}
+
+/// The JSON text of element `index` of the array `s`, without the whitespace around it: `"2"` for
+/// `[1, 2]` and 1. `None` if `s` is not an array or is shorter. The companion of [`member_text`]
+/// (`agentx::assemble`'s cut surrogate pairs: a packet's `parts`); it reads every element before
+/// the one asked for into a tree to skip it.
+#[cold]
+#[inline(never)]
+#[cfg_attr(agentwire_size, optimize(size))]
+pub(crate) fn element_text(s: &str, index: usize) -> Option<&str> {
+    let b = s.as_bytes();
+    let mut j = skip_ws(b, 0);
+    if b.get(j) != Some(&b'[') {
+        return None;
+    }
+    j = skip_ws(b, j + 1);
+    for _ in 0..index {
+        j = tree_at(s, j, TREE_DEPTH)?.1;
+        if b.get(j) != Some(&b',') {
+            return None;
+        }
+        j = skip_ws(b, j + 1);
+    }
+    let (_, end) = tree_at(s, j, TREE_DEPTH)?;
+    Some(s.get(j..end)?.trim_end_matches([' ', '\t', '\n', '\r']))
 }
 
 /// How deep [`tree_at`] reads: serde_json's limit (127 nested arrays or objects; the 128th is
@@ -1097,6 +1122,26 @@ mod tests {
         );
         assert_eq!(elements(r#"[{"a": [{}]}]"#, 2), None);
         assert_eq!(elements(r#"[{"b": [1, {"c": {}}]}]"#, 3), None);
+    }
+
+    #[test]
+    fn a_members_and_an_elements_text_are_found_as_written() {
+        let s = r#" {"parts": [ {"text": "a\u00e9"} , "x\ud83d" ], "k": 1, "k": [2 ]} "#;
+        assert_eq!(
+            member_text(s, "k"),
+            Some("[2 ]"),
+            "the last of a key given twice"
+        );
+        let parts = member_text(s, "parts").unwrap();
+        assert_eq!(parts, r#"[ {"text": "a\u00e9"} , "x\ud83d" ]"#);
+        let first = element_text(parts, 0).unwrap();
+        assert_eq!(member_text(first, "text"), Some(r#""a\u00e9""#));
+        assert_eq!(element_text(parts, 1), Some(r#""x\ud83d""#));
+        assert_eq!(element_text(parts, 2), None);
+        assert_eq!(element_text("[]", 0), None);
+        assert_eq!(element_text(first, 0), None, "not an array");
+        assert_eq!(member_text(parts, "text"), None, "not an object");
+        assert_eq!(element_text("[1, }", 1), None, "not JSON");
     }
 
     #[test]

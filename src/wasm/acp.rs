@@ -4,7 +4,7 @@
 //! `sync` runs take the server's run, `async` runs poll `GET /runs/{run_id}/events`. Resumes and
 //! the polling that follows a cancel continue the same run, one answer after another.
 
-use agentwire_core::json::Fields;
+use agentwire_core::json::{Fields, Step};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -832,8 +832,9 @@ impl Shared {
             self.events_seen.set(seen.max(events.len()));
             {
                 let mut session = self.session.borrow_mut();
-                for e in events.into_iter().skip(seen) {
-                    session.push_event(e);
+                for (i, e) in events.into_iter().enumerate().skip(seen) {
+                    let path = [Step::Member("events"), Step::Element(i)];
+                    session.push_event_in(e, &text, &path);
                 }
             }
             self.deliver()?;

@@ -479,3 +479,31 @@ test("the README's ACP example runs against the reference server, and its lifecy
   const diagram = readme.match(/```mermaid\n([\s\S]*?)```/)?.[1];
   assert.equal(diagram, CommunicationSchema.builtin("acpRun").toMermaid());
 });
+
+test("a surrogate pair a JavaScript server cut between two message.part events is joined", async () => {
+  // JSON.stringify writes each half of a cut pair as an escape of its own ("\ud83d").
+  const text = "I 😀 you, 東京 😀";
+  const pieces = [text.slice(0, 3), text.slice(3, 14), text.slice(14)]; // both emoji cut
+  const event = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const run = { run_id: "r1", agent_name: "echo", status: "in-progress", output: [] };
+  let body = event({ type: "run.created", run: { ...run, status: "created" } }) + event({ type: "run.in-progress", run });
+  body += event({ type: "message.created", message: { role: "agent/echo", parts: [] } });
+  for (const t of pieces) body += event({ type: "message.part", part: { content: t } });
+  assert.match(body, /\\ud83d"/);
+  const message = { role: "agent/echo", parts: [{ content: text }] };
+  body += event({ type: "message.completed", message });
+  body += event({ type: "run.completed", run: { ...run, status: "completed", output: [message] } });
+  for (const chunk of [1, 7, body.length]) {
+    const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(body, chunk) }) });
+    let streamed = "";
+    const handle = client.run("echo", "hi", {
+      strict: true,
+      onPart: (p) => (streamed += p.content),
+      onTextDelta: (d) => (streamed += d),
+      onWarning: (w) => assert.fail(`warning ${w.code}: ${w.message}`),
+    });
+    const done = await handle.run;
+    assert.equal(streamed, text, `chunk ${chunk}`);
+    assert.equal(done.output[0].parts[0].content, text);
+  }
+});

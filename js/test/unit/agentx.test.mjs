@@ -323,3 +323,24 @@ test("AgentxStreamDecoder: transport-independent, any split", () => {
   assert.deepEqual(issues, [["warning", "invalid-id", "tc_456"], ["warning", "invalid-id", "tc_789"]]);
   assert.deepEqual(d.messages()[0].parts.map((p) => p.type), ["tool_call", "tool_error", "text", "tool_call"]);
 });
+
+test("AgentxStreamDecoder: a surrogate pair a JavaScript server cut between two packets is joined", () => {
+  // JSON.stringify writes each half of a cut pair as an escape of its own ("\ud83d").
+  const text = "I 😀 you, 東京 😀";
+  const pieces = [text.slice(0, 3), text.slice(3, 14), text.slice(14)]; // both emoji cut
+  const id = `msg_${"0".repeat(32)}`;
+  const packets = pieces.map((t) => JSON.stringify({ id, role: "assistant", parts: [{ type: "text", text: t }] }));
+  assert.match(packets[0], /\\ud83d"/);
+  const bytes = new TextEncoder().encode(packets.map(sse).join(""));
+  for (const size of [1, 7, bytes.length]) {
+    const d = new AgentxStreamDecoder();
+    const updates = [];
+    for (let i = 0; i < bytes.length; i += size) updates.push(...d.feed(bytes.subarray(i, i + size)));
+    updates.push(...d.finish());
+    const streamed = updates.flatMap((u) => (u.type === "part" ? [u.part.text] : u.type === "textDelta" ? [u.delta] : []));
+    assert.equal(streamed.join(""), text, `${size}-byte chunks`);
+    assert.equal(d.messages()[0].parts[0].text, text);
+    assert.deepEqual(updates.filter((u) => u.type === "issue"), []);
+    d.free();
+  }
+});

@@ -13,7 +13,9 @@ use crate::body::{Body, ContentEncoding, PartStatus};
 use crate::error::ErrorCode;
 use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
 use crate::sse::{Admission, EventCursor, SseDecoder, SseEvent, SseItem, SseOptions};
-use crate::wire::JsonMap;
+use crate::wire::{CowStr, JsonMap};
+use agentwire_core::json::{self, Step};
+use std::borrow::Cow;
 
 /// Options of [`Assembler`] and [`AcpStream`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +205,11 @@ impl Pending {
 /// - `run.failed` keeps the partial output and the error (an [`AcpError::Server`] issue); an
 ///   `error` event fails the run the same way.
 /// - `generic` events are kept in order ([`generic_events`](Self::generic_events)).
+/// - A surrogate pair a JavaScript server cut between two joined chunks (`"I \ud83d"`, then
+///   `"\ude00 you"`: `JSON.stringify` escapes each lone half) is joined again: the high half is held
+///   back until the next event, and appended as U+FFFD if that does not begin with the low half
+///   (or the stream ends). Events given parsed ([`push_event`](Self::push_event)) no longer tell
+///   it: each half reads as U+FFFD.
 /// - Malformed events and unknown event types are skipped, reported as warnings with their data,
 ///   and (in lenient mode) never stop the stream. At [`finish`](Self::finish), a run that reached
 ///   neither a terminal status nor `awaiting` is marked `incomplete`
@@ -259,6 +266,9 @@ pub struct Assembler {
     halting: bool,
     /// The stream was ended by strict mode or a stream limit: input is ignored.
     stopped: bool,
+    /// The high half of a surrogate pair a joined text chunk ended with, held back for the next
+    /// chunk's low half: (message, part, code unit). See [`Assembler::release_held`].
+    held: Option<(usize, usize, u16)>,
 }
 
 impl Assembler {
@@ -515,13 +525,21 @@ impl Assembler {
             }
         };
         if raw.kind() == "message.part" && !self.ended {
-            if let Some(part) = raw.part.take() {
+            if let Some(mut part) = raw.part.take() {
                 self.events += 1;
+                // Only content with escapes is owned: the rare case of a surrogate escape at its
+                // edges.
+                if let Some(CowStr(Cow::Owned(text))) = &part.content {
+                    part.cut_pair = self.cut_pair(text, data, &[]);
+                }
+                if part.cut_pair.0.is_none() {
+                    self.release_held();
+                }
                 return self.apply_part(part);
             }
         }
         match raw.into_event() {
-            Ok(event) => self.apply_event(event),
+            Ok(event) => self.apply_event(event, (None, None)),
             Err(reason) => {
                 self.violation(AcpError::InvalidEvent {
                     reason,
@@ -532,15 +550,54 @@ impl Assembler {
     }
 
     /// Applies one parsed event (e.g. from the `events` list of `GET /runs/{run_id}/events`).
+    ///
+    /// A parsed event no longer tells how its strings were written, so a surrogate pair a
+    /// JavaScript server cut between two `message.part` events stays two U+FFFD here;
+    /// [`push_data`](Self::push_data) (and [`AcpSession`](super::AcpSession)) join it.
     pub fn push_event(&mut self, event: AcpEvent) {
         if self.stopped {
             return;
         }
-        self.apply_event(event);
+        self.apply_event(event, (None, None));
         self.end_event();
     }
 
-    fn apply_event(&mut self, event: AcpEvent) {
+    /// [`push_event`](Self::push_event) of an event read from `json`, where `path` leads to it
+    /// (`[]` for an SSE event's data, `events`, `i` in the list of `GET /runs/{run_id}/events`):
+    /// the escapes as written tell a surrogate pair cut between two `message.part` events.
+    pub(crate) fn push_event_in(&mut self, event: AcpEvent, json: &str, path: &[Step<'_>]) {
+        if self.stopped {
+            return;
+        }
+        let cut = match &event {
+            AcpEvent::MessagePart { part, .. } => part
+                .content
+                .as_deref()
+                .map_or((None, None), |text| self.cut_pair(text, json, path)),
+            _ => (None, None),
+        };
+        self.apply_event(event, cut);
+        self.end_event();
+    }
+
+    /// The halves of a surrogate pair at the edges of `text`, a `message.part`'s content read from
+    /// `json` where `path` leads to the event ([`json::cut_halves`]); none unless text is joined.
+    fn cut_pair(&self, text: &str, json: &str, path: &[Step<'_>]) -> (Option<u16>, Option<u16>) {
+        const FFFD: char = char::REPLACEMENT_CHARACTER;
+        if !self.options.join_text || !(text.starts_with(FFFD) || text.ends_with(FFFD)) {
+            return (None, None);
+        }
+        let mut full = path.to_vec();
+        full.extend([Step::Member("part"), Step::Member("content")]);
+        json::cut_halves(json, &full, text)
+    }
+
+    /// Applies one event; `cut` is the surrogate pair halves at the edges of a `message.part`'s
+    /// content (see [`Assembler::release_held`]).
+    fn apply_event(&mut self, event: AcpEvent, cut: (Option<u16>, Option<u16>)) {
+        if cut.0.is_none() {
+            self.release_held();
+        }
         if self.ended {
             let error = AcpError::OutOfOrder {
                 what: "event-after-end",
@@ -572,7 +629,10 @@ impl Assembler {
                 }
                 self.apply_message_created(message)
             }
-            AcpEvent::MessagePart { part, .. } => self.apply_part(RawPart::from_part(part)),
+            AcpEvent::MessagePart { part, .. } => self.apply_part(RawPart {
+                cut_pair: cut,
+                ..RawPart::from_part(part)
+            }),
             AcpEvent::MessageCompleted { message, .. } => {
                 if !self.open {
                     let error = AcpError::OutOfOrder {
@@ -744,6 +804,7 @@ impl Assembler {
     }
 
     fn apply_part(&mut self, part: RawPart<'_>) {
+        let cut_pair = part.cut_pair;
         let part = if let Some(expected) = self.echo.get(self.echo_pos) {
             let owned = part.into_part();
             if *expected == owned {
@@ -752,7 +813,10 @@ impl Assembler {
             }
             self.echo.clear();
             self.echo_pos = 0;
-            RawPart::from_part(owned)
+            RawPart {
+                cut_pair,
+                ..RawPart::from_part(owned)
+            }
         } else {
             part
         };
@@ -768,19 +832,23 @@ impl Assembler {
             self.run.output.push(Message::new(role, Vec::new()));
             self.open = true;
             self.push_message_update(self.run.output.len() - 1);
-            return self.push_part(RawPart::from_part(owned));
+            return self.push_part(RawPart {
+                cut_pair,
+                ..RawPart::from_part(owned)
+            });
         }
         self.push_part(part);
     }
 
     /// Appends a part to the open (last) message, joining text when configured, within the
     /// limits.
-    fn push_part(&mut self, part: RawPart<'_>) {
+    fn push_part(&mut self, mut part: RawPart<'_>) {
         let m = self.run.output.len().saturating_sub(1);
         if self.run.output.is_empty() || self.tally(m).capped {
             return; // the message hit a limit (reported once): later parts are dropped
         }
         let limits = self.options.limits;
+        let cut = part.cut_pair;
         if self.options.join_text {
             if let Some(text) = part.joinable_text() {
                 let p = self.run.output[m].parts.len().saturating_sub(1);
@@ -789,26 +857,18 @@ impl Assembler {
                     .get(p)
                     .is_some_and(MessagePart::is_joinable_text);
                 if joins {
-                    if self.tally(m).part_capped(p) {
-                        return; // the part hit a limit: later text for it is dropped
+                    let mut text = Cow::Borrowed(text);
+                    if cut != (None, None) {
+                        let held = cut.0.and_then(|_| self.take_held(m, p));
+                        text = json::join_halves(held, text, cut);
                     }
-                    let budget = self.tally(m).append_budget(&limits, p);
-                    let piece = limits::prefix(text, budget.left());
-                    let cut = piece.len() < text.len();
-                    self.tally(m).grow(p, piece.len());
-                    if let Some(last) = self.run.output[m].parts.get_mut(p) {
-                        let buf = last.content.get_or_insert_with(String::new);
-                        let start = buf.len();
-                        buf.push_str(piece);
-                        let end = buf.len();
-                        if end > start {
-                            self.push_text(m, p, start, end);
-                        }
-                    }
-                    if cut {
-                        self.cut_part(m, p, budget.message < budget.part);
-                    }
+                    self.append_text(m, p, &text);
+                    self.hold(m, p, cut.1);
                     return;
+                }
+                if let (Some(_), Some(content)) = (cut.1, &mut part.content) {
+                    let text = std::mem::take(&mut content.0);
+                    content.0 = json::join_halves(None, text, cut);
                 }
             }
         }
@@ -825,6 +885,7 @@ impl Assembler {
             );
             return;
         }
+        let joinable = self.options.join_text && part.joinable_text().is_some();
         let mut part = part.into_part();
         let mut cutter = limits::Cutter::new(self.tally(m).append_budget(&limits, p));
         cutter.opt_string(&mut part.content);
@@ -839,6 +900,68 @@ impl Assembler {
         });
         if cutter.cut {
             self.cut_part(m, p, cutter.message_binds());
+        } else if joinable {
+            self.hold(m, p, cut.1);
+        }
+    }
+
+    /// Appends `text` to part `p` of message `m` (joinable text), within the limits.
+    fn append_text(&mut self, m: usize, p: usize, text: &str) {
+        if self.tally(m).part_capped(p) {
+            return; // the part hit a limit: later text for it is dropped
+        }
+        let limits = self.options.limits;
+        let budget = self.tally(m).append_budget(&limits, p);
+        let piece = limits::prefix(text, budget.left());
+        let cut = piece.len() < text.len();
+        self.tally(m).grow(p, piece.len());
+        if let Some(last) = self.run.output[m].parts.get_mut(p) {
+            let buf = last.content.get_or_insert_with(String::new);
+            let start = buf.len();
+            buf.push_str(piece);
+            let end = buf.len();
+            if end > start {
+                self.push_text(m, p, start, end);
+            }
+        }
+        if cut {
+            self.cut_part(m, p, budget.message < budget.part);
+        }
+    }
+
+    /// Holds back `high`, the high half of a surrogate pair that part `p` of message `m` ended
+    /// with (its U+FFFD was not appended), for the next chunk's low half.
+    fn hold(&mut self, m: usize, p: usize, high: Option<u16>) {
+        if let (Some(high), false) = (high, self.tally(m).part_capped(p)) {
+            self.held = Some((m, p, high));
+        }
+    }
+
+    /// The held high half if it belongs to part `p` of message `m` (the part a chunk beginning
+    /// with the low half joins); a half held for another part is released.
+    #[cold]
+    fn take_held(&mut self, m: usize, p: usize) -> Option<u16> {
+        match self.held {
+            Some((hm, hp, high)) if (hm, hp) == (m, p) => {
+                self.held = None;
+                Some(high)
+            }
+            _ => {
+                self.release_held();
+                None
+            }
+        }
+    }
+
+    /// Appends the held high half of a surrogate pair to its part as U+FFFD: the event after it
+    /// was not the chunk with the low half (or the stream ended). Nothing received is dropped: a
+    /// JavaScript client holds the lone surrogate, which shows as U+FFFD. A JavaScript server that
+    /// cuts a string between the halves of a pair (`text.slice(0, 3)`) sends `"\ud83d"` at the end
+    /// of one `message.part` and `"\ude00…"` at the start of the next: joined, the text streams as
+    /// the server meant it, as acp-sdk's own `Message.compress()` would concatenate it.
+    fn release_held(&mut self) {
+        if let Some((m, p, _)) = self.held.take() {
+            self.append_text(m, p, "\u{FFFD}");
         }
     }
 
@@ -1005,6 +1128,7 @@ impl Assembler {
         if self.done {
             return;
         }
+        self.release_held();
         self.done = true;
         self.echo.clear();
         self.pending.push(Pending::owned(Update::Done {

@@ -196,6 +196,9 @@ pub(crate) struct RawPart<'a> {
     pub content_url: Option<String>,
     pub metadata: Option<PartMetadata>,
     pub extra: JsonMap,
+    /// The halves of a surrogate pair at the edges of `content`, as written
+    /// ([`agentwire_core::json::cut_halves`]; set by the assembler, which has the event's data).
+    pub cut_pair: (Option<u16>, Option<u16>),
 }
 
 impl<'a> RawPart<'a> {
@@ -250,6 +253,7 @@ impl<'a> RawPart<'a> {
             content_url: part.content_url,
             metadata: part.metadata,
             extra: part.extra,
+            cut_pair: (None, None),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::error::ErrorCode;
 use crate::run::{builtin, CommunicationSchema, Move, Party, RunError, Transition};
 use crate::sse::{SseDecoder, SseItem};
 use crate::wire::JsonMap;
+use agentwire_core::json::Step;
 
 /// How a session treats a server message its lifecycle does not allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -275,7 +276,7 @@ impl AcpSession {
             return;
         }
         match AcpEvent::parse(data) {
-            Ok(event) => self.push_event(event),
+            Ok(event) => self.push_event_in(event, data, &[]),
             Err(e) => self.assembler.push_issue(Severity::Warning, e),
         }
     }
@@ -283,7 +284,18 @@ impl AcpSession {
     /// Applies one event (from a stream, or from the list of `GET /runs/{run_id}/events`): the
     /// lifecycle's inbound check, then the assembler. Events of a type this version does not know
     /// are left to the assembler (which reports them) and not checked.
+    ///
+    /// A parsed event no longer tells how its strings were written, so a surrogate pair a
+    /// JavaScript server cut between two `message.part` events stays two U+FFFD here;
+    /// [`feed`](Self::feed) and [`push_data`](Self::push_data) join it (see
+    /// [`Assembler::push_data`]).
     pub fn push_event(&mut self, event: AcpEvent) {
+        self.push_event_in(event, "", &[]);
+    }
+
+    /// [`push_event`](Self::push_event) of an event read from `json`, where `path` leads to it (see
+    /// [`Assembler::push_event_in`]).
+    pub(crate) fn push_event_in(&mut self, event: AcpEvent, json: &str, path: &[Step<'_>]) {
         if self.violation.is_some() {
             return;
         }
@@ -293,7 +305,7 @@ impl AcpSession {
                 return;
             }
         }
-        self.assembler.push_event(event);
+        self.assembler.push_event_in(event, json, path);
     }
 
     /// Applies a [`Run`] the server answered with (a `sync` run or resume, `GET /runs/{run_id}`):
@@ -540,5 +552,28 @@ mod tests {
         let mut json = String::new();
         s.drain_updates_json(&mut json);
         assert_eq!(json, "[]");
+    }
+
+    #[test]
+    fn a_surrogate_pair_cut_between_two_polled_message_parts_is_joined() {
+        // `GET /runs/{run_id}/events` of a JavaScript server that cut a pair between two parts:
+        // the halves are found in the list's text (`events`, i, `part`, `content`).
+        let list = r#"{"events": [
+            {"type": "run.created", "run": {"run_id": "r", "status": "created"}},
+            {"type": "run.in-progress", "run": {"run_id": "r", "status": "in-progress"}},
+            {"type": "message.created", "message": {"role": "agent/a", "parts": []}},
+            {"type": "message.part", "part": {"content": "a\ud83d"}},
+            {"type": "message.part", "part": {"content": "\ude00b"}}
+        ]}"#;
+        let events = super::super::decode_events(list).unwrap();
+        let mut joined = AcpSession::new(SessionOptions::default());
+        let mut apart = AcpSession::new(SessionOptions::default());
+        for (i, e) in events.into_iter().enumerate() {
+            let path = [Step::Member("events"), Step::Element(i)];
+            joined.push_event_in(e.clone(), list, &path);
+            apart.push_event(e);
+        }
+        assert_eq!(joined.run().output[0].text(), "a😀b");
+        assert_eq!(apart.run().output[0].text(), "a\u{fffd}\u{fffd}b");
     }
 }

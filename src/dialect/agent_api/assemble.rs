@@ -598,20 +598,12 @@ impl Assembler {
         &mut self,
         m: usize,
         index: u32,
-        mut text: CowStr<'a>,
+        text: CowStr<'a>,
         cut: (Option<u16>, Option<u16>),
     ) -> CowStr<'a> {
-        const FFFD: usize = char::REPLACEMENT_CHARACTER.len_utf8();
-        if let (Some(low), Some(held)) = (cut.0, self.held.take()) {
-            let c = 0x10000 + ((u32::from(held.high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-            let mut joined = String::with_capacity(text.0.len() + 1);
-            joined.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
-            joined.push_str(text.0.get(FFFD..).unwrap_or_default());
-            text = CowStr(Cow::Owned(joined));
-        }
+        let held = cut.0.and(self.held.take()).map(|h| h.high);
+        let text = CowStr(crate::json::join_halves(held, text.0, cut));
         if let Some(high) = cut.1 {
-            let s = text.0.to_mut();
-            s.truncate(s.len().saturating_sub(FFFD));
             let msg_id = self.response.output[m].id.clone().unwrap_or_default();
             self.held = Some(HeldHalf {
                 msg_id,
@@ -1842,42 +1834,17 @@ fn owned(update: StreamUpdate) -> Pending {
 }
 
 /// The halves of a surrogate pair at the edges of a text delta (see [`RawEvent::cut_pair`]):
-/// `text` is the `text` member as read (escapes replaced, each lone surrogate by U+FFFD) and
-/// `data` the event's JSON. Looked at only when `text` begins or ends with U+FFFD; then the
-/// member's JSON text tells whether that U+FFFD was written `\uDC00`–`\uDFFF` (at the start) or
-/// `\uD800`–`\uDBFF` (at the end). (If the U+FFFD ends the text and its JSON ends with such an
-/// escape, the escape is that U+FFFD: a character written literally, or `\\` before the `u`,
-/// would have left another last character.)
+/// `text` is the `text` member as read and `data` the event's JSON ([`json::cut_halves`]).
 #[cold]
 #[inline(never)]
 #[cfg_attr(agentwire_size, optimize(size))]
 fn cut_pair(data: &[u8], text: &str) -> (Option<u16>, Option<u16>) {
     const FFFD: char = char::REPLACEMENT_CHARACTER;
-    let (starts, ends) = (text.starts_with(FFFD), text.ends_with(FFFD));
-    if !starts && !ends {
-        return (None, None);
+    if !text.starts_with(FFFD) && !text.ends_with(FFFD) {
+        return (None, None); // most owned texts: escapes of other characters (`\n`, `\"`)
     }
     let data = crate::sse::utf8_decode(data);
-    let Some(quoted) = crate::json::scan::member_text(&data, "text") else {
-        return (None, None);
-    };
-    let unit = |escape: Option<&str>, range: std::ops::RangeInclusive<u16>| {
-        let mut hex = escape?.strip_prefix("\\u")?.bytes();
-        let unit = hex.try_fold(0u16, |n, d| {
-            Some(n << 4 | char::from(d).to_digit(16)? as u16)
-        })?;
-        range.contains(&unit).then_some(unit)
-    };
-    let content = quoted
-        .get(1..quoted.len().saturating_sub(1))
-        .unwrap_or_default();
-    let low = unit(content.get(..6).filter(|_| starts), 0xDC00..=0xDFFF);
-    let tail = content
-        .len()
-        .checked_sub(6)
-        .and_then(|at| content.get(at..));
-    let high = unit(tail.filter(|_| ends), 0xD800..=0xDBFF);
-    (low, high)
+    crate::json::cut_halves(&data, &[crate::json::Step::Member("text")], text)
 }
 
 /// Position of the content with `index` (contents are kept sorted by index), or where to insert it.

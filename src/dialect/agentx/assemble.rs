@@ -14,6 +14,8 @@ use crate::error::ErrorCode;
 use crate::limits::{self, LimitError, Limits, MessageRef, MessageTally};
 use crate::sse::{Admission, EventCursor, SseDecoder, SseError, SseEvent, SseItem, SseOptions};
 use crate::wire::JsonMap;
+use agentwire_core::json::{self, Step};
+use std::borrow::Cow;
 
 /// Options of [`Assembler`] and [`AgentxStream`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -169,6 +171,10 @@ fn index(i: usize) -> u32 {
 /// - The packet's parts are appended in order; a text part first in the packet concatenates onto
 ///   the message's last part when that is text (its unknown fields are merged in, without an update
 ///   of their own). The packet's unknown message fields are merged into the message.
+/// - A surrogate pair a JavaScript server cut between two packets (`"I \ud83d"`, then
+///   `"\ude00 you"`: `JSON.stringify` escapes each lone half) is joined again: the high half ending
+///   a packet's last text part is held back until the next packet, and appended as U+FFFD if that
+///   does not begin with the low half (or the stream ends).
 /// - Nothing is rejected: malformed packets are skipped and reported with their data; parts of a
 ///   known type with the wrong shape are kept as [`Part::Other`] and reported; odd ids and a changed
 ///   role are reported. Every report is a [`Severity::Warning`].
@@ -221,6 +227,9 @@ pub struct Assembler {
     cursor: EventCursor,
     /// Strict mode found a violation in the current packet: end the stream after it.
     halting: bool,
+    /// The high half of a surrogate pair the last text part of a packet ended with, held back for
+    /// the next packet's low half: (message, part, code unit). See [`Assembler::release_held`].
+    held: Option<(usize, usize, u16)>,
 }
 
 impl Assembler {
@@ -310,6 +319,7 @@ impl Assembler {
     /// Ends the stream early, `incomplete`, keeping everything.
     fn stop(&mut self) {
         if self.status == StreamStatus::Streaming {
+            self.release_held();
             self.status = StreamStatus::Incomplete;
             self.pending.push(Pending::Done);
         }
@@ -410,7 +420,7 @@ impl Assembler {
             self.violation(limits::too_deep(data, max_depth, offset).into());
         } else {
             match RawPacket::parse(data) {
-                Ok(raw) => self.apply(raw),
+                Ok(raw) => self.apply(raw, data),
                 Err(e) => {
                     self.violation(e);
                 }
@@ -429,7 +439,7 @@ impl Assembler {
         }
         match RawPacket::parse(data) {
             Ok(raw) => {
-                self.apply(raw);
+                self.apply(raw, data);
                 self.end_packet();
                 true
             }
@@ -453,7 +463,7 @@ impl Assembler {
         self.push_issue(Severity::Warning, error);
     }
 
-    fn apply(&mut self, raw: RawPacket<'_>) {
+    fn apply(&mut self, raw: RawPacket<'_>, data: &str) {
         self.packets = self.packets.saturating_add(1);
         let RawPacket {
             id,
@@ -461,17 +471,106 @@ impl Assembler {
             parts,
             extra,
         } = raw;
+        // The halves of a surrogate pair cut at the edges of the packet's text: a low half can
+        // only begin the first part (which joins the message's last part), a high half only end
+        // the last. Only text with escapes is owned: the rare case.
+        let count = parts.len();
+        let cut_of = |i: usize, part: &RawPart<'_>| {
+            let Some(text) = part.owned_text() else {
+                return (None, None);
+            };
+            let path = [
+                Step::Member("parts"),
+                Step::Element(i),
+                Step::Member("text"),
+            ];
+            let (low, high) = json::cut_halves(data, &path, text);
+            (low.filter(|_| i == 0), high.filter(|_| i + 1 == count))
+        };
+        let first_cut = parts.first.as_ref().map_or((None, None), |p| cut_of(0, p));
+        if first_cut.0.is_none() {
+            self.release_held();
+        }
         let Some(m) = self.message_for(id.as_ref().map(|i| &*i.0), &role.0, extra) else {
             return; // refused in strict mode
         };
-        for (i, part) in parts.into_iter().enumerate() {
-            if i == 0 && self.try_append_text(m, &part) {
-                if part.has_other_fields() {
-                    self.merge_text_extra(m, part.into_text_extra());
+        for (i, mut part) in parts.into_iter().enumerate() {
+            let cut = if i == 0 { first_cut } else { cut_of(i, &part) };
+            if i == 0 {
+                if let Some(text) = part.as_text() {
+                    let mut text = Cow::Borrowed(text);
+                    if cut != (None, None) {
+                        let held = cut.0.and_then(|_| self.take_held(m));
+                        text = json::join_halves(held, text, cut);
+                    }
+                    if self.try_append_text(m, &text) {
+                        self.hold(m, cut.1);
+                        if part.has_other_fields() {
+                            self.merge_text_extra(m, part.into_text_extra());
+                        }
+                        continue;
+                    }
                 }
-                continue;
+            }
+            let before = self.messages.get(m).map_or(0, |msg| msg.parts.len());
+            if let (Some(_), Some(text)) = (cut.1, part.text_mut()) {
+                *text = json::join_halves(None, std::mem::take(text), cut);
             }
             self.push_part(m, part);
+            if self
+                .messages
+                .get(m)
+                .is_some_and(|msg| msg.parts.len() > before)
+            {
+                self.hold(m, cut.1);
+            }
+        }
+    }
+
+    /// Holds back `high`, the high half of a surrogate pair that the last part of message `m` (a
+    /// text part) ended with (its U+FFFD was not appended), for the next packet's low half.
+    fn hold(&mut self, m: usize, high: Option<u16>) {
+        let Some(high) = high else {
+            return;
+        };
+        let pos = self
+            .messages
+            .get(m)
+            .map_or(0, |msg| msg.parts.len().saturating_sub(1));
+        if !self.tally(m).capped && !self.tally(m).part_capped(pos) {
+            self.held = Some((m, pos, high));
+        }
+    }
+
+    /// The held high half if it belongs to the last part of message `m` (the part a packet that
+    /// begins with the low half joins); a half held for another message is released.
+    #[cold]
+    fn take_held(&mut self, m: usize) -> Option<u16> {
+        let last = self
+            .messages
+            .get(m)
+            .map(|msg| msg.parts.len().saturating_sub(1));
+        match self.held {
+            Some((hm, hp, high)) if hm == m && Some(hp) == last => {
+                self.held = None;
+                Some(high)
+            }
+            _ => {
+                self.release_held();
+                None
+            }
+        }
+    }
+
+    /// Appends the held high half of a surrogate pair to its part as U+FFFD: the packet after it
+    /// did not begin with the low half (or the stream ended). Nothing received is dropped: a
+    /// JavaScript client holds the lone surrogate, which shows as U+FFFD. A JavaScript server that
+    /// cuts a string between the halves of a pair (`text.slice(0, 3)`) sends `"\ud83d"` at the end
+    /// of one packet and `"\ude00…"` at the start of the next: joined, the text streams as the
+    /// server meant it, as a JavaScript client's concatenation (§3.1) would read it.
+    fn release_held(&mut self) {
+        if let Some((m, pos, _)) = self.held.take() {
+            self.append_text(m, pos, "\u{FFFD}");
         }
     }
 
@@ -568,28 +667,31 @@ impl Assembler {
         }
     }
 
-    /// Appends a text part that comes first in its packet to the message's last part, when both are
-    /// text. Says whether it did.
-    fn try_append_text(&mut self, m: usize, part: &RawPart<'_>) -> bool {
-        let Some(text) = part.as_text() else {
-            return false;
-        };
+    /// Appends `text`, the text part that comes first in its packet, to the message's last part,
+    /// when that is text. Says whether it did.
+    fn try_append_text(&mut self, m: usize, text: &str) -> bool {
         let Some(message) = self.messages.get(m) else {
             return false;
         };
-        let pos = message.parts.len().saturating_sub(1);
         if !matches!(message.parts.last(), Some(Part::Text(_))) {
             return false;
         }
+        self.append_text(m, message.parts.len() - 1, text);
+        true
+    }
+
+    /// Appends `text` to part `pos` of message `m`, a text part, within the limits.
+    fn append_text(&mut self, m: usize, pos: usize, text: &str) {
         if self.tally(m).capped || self.tally(m).part_capped(pos) {
-            return true; // the part or message hit a limit: later text for it is dropped
+            return; // the part or message hit a limit: later text for it is dropped
         }
         let limits = self.options.limits;
         let budget = self.tally(m).append_budget(&limits, pos);
         let piece = limits::prefix(text, budget.left());
         let cut = piece.len() < text.len();
         self.tally(m).grow(pos, piece.len());
-        if let Some(Part::Text(last)) = self.messages.get_mut(m).and_then(|m| m.parts.last_mut()) {
+        let part = self.messages.get_mut(m).and_then(|m| m.parts.get_mut(pos));
+        if let Some(Part::Text(last)) = part {
             if !piece.is_empty() {
                 let start = last.text.len();
                 last.text.push_str(piece);
@@ -600,7 +702,6 @@ impl Assembler {
         if cut {
             self.cut_part(m, pos, budget.message < budget.part);
         }
-        true
     }
 
     /// Merges a continuation packet's unknown text-part fields into the message's last part.
@@ -773,6 +874,7 @@ impl Assembler {
     /// Does nothing if the stream already ended.
     pub fn finish(&mut self) {
         if self.status == StreamStatus::Streaming {
+            self.release_held();
             self.status = StreamStatus::Complete;
             self.pending.push(Pending::Done);
         }
@@ -783,6 +885,7 @@ impl Assembler {
     /// everything that arrived. Does nothing if the stream already ended.
     pub fn finish_interrupted(&mut self, reason: &str) {
         if self.status == StreamStatus::Streaming {
+            self.release_held();
             self.status = StreamStatus::Incomplete;
             self.push_issue(
                 Severity::Error,

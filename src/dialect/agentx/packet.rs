@@ -156,6 +156,23 @@ impl<'a> RawPart<'a> {
         }
     }
 
+    /// The text of a well-formed text part when it had escapes (owned), to be looked at for the
+    /// halves of a cut surrogate pair (`json::cut_halves`).
+    pub(crate) fn owned_text(&self) -> Option<&str> {
+        match (&self.kind, &self.text) {
+            (Some(Loose::Str(k)), Some(Loose::Str(Cow::Owned(t)))) if k == "text" => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The text of a text part, to change it (`None` for any other part).
+    pub(crate) fn text_mut(&mut self) -> Option<&mut Cow<'a, str>> {
+        match &mut self.text {
+            Some(Loose::Str(t)) => Some(t),
+            _ => None,
+        }
+    }
+
     /// Whether the part has fields besides `type` and `text`.
     pub(crate) fn has_other_fields(&self) -> bool {
         self.tool_call_id.is_some()
@@ -325,6 +342,13 @@ impl<'de> Deserialize<'de> for RawPart<'de> {
 pub(crate) struct RawParts<'a> {
     pub first: Option<RawPart<'a>>,
     pub rest: Vec<RawPart<'a>>,
+}
+
+impl RawParts<'_> {
+    /// How many parts there are.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
 }
 
 impl<'a> IntoIterator for RawParts<'a> {
