@@ -139,12 +139,12 @@ fn check(draft: &str, schema_uri: Option<&str>, min_run: usize) {
 
 #[test]
 fn draft2020_12() {
-    check("draft2020-12", None, 1115);
+    check("draft2020-12", None, 1300);
 }
 
 #[test]
 fn draft2019_09() {
-    check("draft2019-09", None, 1100);
+    check("draft2019-09", None, 1275);
 }
 
 #[test]

@@ -992,9 +992,9 @@ fn unsupported_keywords_are_reported_with_pointers() {
                 "email": {"type": "string", "format": "email", "examples": ["a@b"]},
                 "meta": {"nullable": true, "default": null},
                 "remote": {"$ref": "https://example.com/schema.json"},
-                "list": {"prefixItems": [true], "unevaluatedItems": false},
+                "list": {"prefixItems": [true], "$dynamicRef": "#item"},
             },
-            "unevaluatedProperties": false,
+            "contentSchema": {"type": "object"},
         }),
     );
     let got: Vec<(&str, &str)> = warnings
@@ -1004,18 +1004,18 @@ fn unsupported_keywords_are_reported_with_pointers() {
     assert_eq!(
         got,
         vec![
-            ("/properties/list/unevaluatedItems", "unevaluatedItems"),
+            ("/contentSchema", "contentSchema"),
+            ("/properties/list/$dynamicRef", "$dynamicRef"),
             ("/properties/meta/nullable", "nullable"),
             ("/properties/remote/$ref", "$ref"),
-            ("/unevaluatedProperties", "unevaluatedProperties"),
         ]
     );
     assert_eq!(
-        warnings[0].message,
-        "`unevaluatedItems` is not supported: it is not checked"
+        warnings[1].message,
+        "`$dynamicRef` is not supported: it is not checked"
     );
     assert_eq!(
-        serde_json::to_value(&warnings[1]).unwrap(),
+        serde_json::to_value(&warnings[2]).unwrap(),
         json!({
             "pointer": "/properties/meta/nullable",
             "keyword": "nullable",
@@ -1023,8 +1023,8 @@ fn unsupported_keywords_are_reported_with_pointers() {
         })
     );
     assert_eq!(tools.schema("t").unwrap().warnings(), &warnings[..]);
-    // Not checked means not rejected: `format` is an annotation, and the unevaluated keywords
-    // and the remote `$ref` do not apply.
+    // Not checked means not rejected: `format` is an annotation, and `$dynamicRef`,
+    // `contentSchema` and the remote `$ref` do not apply.
     tools
         .validate_arguments(
             "t",
@@ -1753,4 +1753,106 @@ fn properties_in_any_text_order_are_each_checked() {
             &json!({"zeta": "z", "alpha": 1, "mid": true, "beta": []}),
         )
         .unwrap();
+}
+
+/// `unevaluatedProperties` and `unevaluatedItems` (Core 11.2, 11.3): what `allOf`, `$ref`, the
+/// matching `anyOf` branch, `if`/`then` and `contains` evaluated is allowed; the rest is checked
+/// against the keyword's schema, and `false` names the arguments the schemas declare.
+#[test]
+fn unevaluated_properties_and_items() {
+    let tools = registry(
+        "t",
+        json!({
+            "$defs": {"named": {"properties": {"name": {"type": "string"}}}},
+            "type": "object",
+            "allOf": [{"$ref": "#/$defs/named"}],
+            "anyOf": [
+                {"properties": {"kind": {"const": "file"}, "path": {"type": "string"}}, "required": ["kind"]},
+                {"properties": {"kind": {"const": "url"}, "href": {"type": "string"}}, "required": ["kind"]},
+            ],
+            "if": {"properties": {"kind": {"const": "file"}}},
+            "then": {"properties": {"mode": {"enum": ["r", "w"]}}},
+            "properties": {
+                "tags": {
+                    "prefixItems": [{"type": "string"}],
+                    "contains": {"type": "integer"},
+                    "unevaluatedItems": {"type": "boolean"},
+                },
+            },
+            "unevaluatedProperties": false,
+        }),
+    );
+    tools
+        .validate_arguments(
+            "t",
+            &json!({"name": "a", "kind": "file", "path": "/x", "mode": "r", "tags": ["t", 1, true, 2]}),
+        )
+        .unwrap();
+    tools
+        .validate_arguments("t", &json!({"name": "a", "kind": "url", "href": "h"}))
+        .unwrap();
+    // `path` is the other branch's, and `mode` is `then`'s (`if` did not match): both unevaluated,
+    // and the message names what the schemas that applied declare. An item after the prefix that
+    // `contains` did not match must be a boolean.
+    let err = tools
+        .validate_arguments(
+            "t",
+            &json!({"kind": "url", "href": "h", "path": "/x", "mode": "r", "tags": ["t", 1, "u"]}),
+        )
+        .unwrap_err();
+    let found: Vec<(ProblemKind, &str, &str)> = err
+        .problems
+        .iter()
+        .map(|p| (p.kind, p.schema_pointer.as_str(), p.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                ProblemKind::UnknownArgument,
+                "/unevaluatedProperties",
+                "Unknown argument 'mode'; expected one of: href, kind, name, tags."
+            ),
+            (
+                ProblemKind::UnknownArgument,
+                "/unevaluatedProperties",
+                "Unknown argument 'path'; expected one of: href, kind, name, tags."
+            ),
+            (
+                ProblemKind::WrongType,
+                "/properties/tags/unevaluatedItems/type",
+                "Argument 'tags[2]' must be a boolean, got string \"u\"."
+            ),
+        ]
+    );
+    // A schema of its own for what is left, and nothing is warned about.
+    let schema = CompiledSchema::compile(&json!({
+        "properties": {"a": true},
+        "unevaluatedProperties": {"type": "integer"},
+    }))
+    .unwrap();
+    assert!(schema.warnings().is_empty());
+    assert!(schema.validate(&json!({"a": "x", "b": 1})).is_empty());
+    assert_eq!(
+        schema.validate(&json!({"b": "x"}))[0].kind,
+        ProblemKind::WrongType
+    );
+}
+
+/// A schema that applies itself in place through `then` (a loop `$ref` cycles do not catch at
+/// compile time, since `if` may not match) with `unevaluatedProperties`: the search for what was
+/// evaluated stops at its depth, and the validation at its step budget.
+#[test]
+fn unevaluated_properties_in_a_schema_that_applies_itself() {
+    let schema = CompiledSchema::compile(&json!({
+        "if": true,
+        "then": {"$ref": "#"},
+        "unevaluatedProperties": false,
+    }))
+    .unwrap();
+    let problems = schema.validate(&json!({"a": 1}));
+    assert_eq!(
+        problems.last().map(|p| p.kind),
+        Some(ProblemKind::TooComplex)
+    );
 }

@@ -44,8 +44,6 @@ const IGNORED: &[&str] = &[
 /// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
 /// [`SchemaWarning`] for each use.
 const UNSUPPORTED: &[&str] = &[
-    "unevaluatedItems",
-    "unevaluatedProperties",
     "$dynamicRef",
     "$recursiveRef",
     "$recursiveAnchor",
@@ -201,6 +199,14 @@ pub(crate) struct Keywords {
     /// `patternProperties`: each member whose name matches is checked against the schema, and
     /// `additionalProperties` covers the members no `properties` or pattern names.
     pub pattern_properties: Vec<(Regex, NodeId)>,
+    /// `unevaluatedProperties` (Core 11.3): the members no adjacent or in-place subschema
+    /// evaluated are checked against it.
+    pub unevaluated_properties: Option<NodeId>,
+    /// `unevaluatedItems` (Core 11.2): the items no adjacent or in-place subschema evaluated are
+    /// checked against it.
+    pub unevaluated_items: Option<NodeId>,
+    /// `contains` marks the items it matched as evaluated (2020-12; not in 2019-09).
+    pub contains_evaluates: bool,
 }
 
 impl Keywords {
@@ -427,7 +433,12 @@ impl<'a> Compiler<'a> {
                 },
                 "additionalItems" => additional_items = Some(self.node(at, v)?),
                 "prefixItems" => k.prefix_items = self.schema_list(&at, v, keyword)?,
-                "contains" => k.contains = Some(self.node(at, v)?),
+                "contains" => {
+                    k.contains = Some(self.node(at, v)?);
+                    k.contains_evaluates = self.dialect >= Dialect::Draft2020;
+                }
+                "unevaluatedProperties" => k.unevaluated_properties = Some(self.node(at, v)?),
+                "unevaluatedItems" => k.unevaluated_items = Some(self.node(at, v)?),
                 "minContains" => min_contains = Some(count(&at, v, keyword)?),
                 "maxContains" => k.max_contains = Some(count(&at, v, keyword)?),
                 "dependentRequired" => {

@@ -83,6 +83,18 @@ impl Sink {
     }
 }
 
+/// What the subschemas that apply to a value evaluated of it ([`Validator::evaluated`]): every
+/// member or item (`all`), or the member names, the items before `prefix` and the items at
+/// `indices` (`contains`); and the names the schemas declare (`properties`), for messages.
+#[derive(Default)]
+struct Evaluated<'s, 'v> {
+    all: bool,
+    names: Vec<&'v str>,
+    prefix: usize,
+    indices: Vec<usize>,
+    declared: Vec<&'s str>,
+}
+
 struct Validator<'s, 'v> {
     schema: &'s CompiledSchema,
     paths: Vec<PathNode<'v>>,
@@ -124,15 +136,6 @@ fn run(
     while let Some(task) = v.stack.pop() {
         v.steps += 1;
         if v.steps > MAX_VALIDATION_STEPS {
-            v.stack.clear();
-            v.sinks.truncate(1);
-            let problem = ArgumentProblem {
-                kind: ProblemKind::TooComplex,
-                path: Vec::new(),
-                schema_pointer: String::new(),
-                message: message::too_complex(),
-            };
-            v.add(0, problem);
             break;
         }
         match task {
@@ -158,6 +161,18 @@ fn run(
                 first,
             } => v.judge(kind, node, value, path, sink, first),
         }
+    }
+    // Past the budget (here, or in a nested run of the last task): the problems found so far at
+    // the top, and that.
+    if v.steps > MAX_VALIDATION_STEPS {
+        v.sinks.truncate(1);
+        let problem = ArgumentProblem {
+            kind: ProblemKind::TooComplex,
+            path: Vec::new(),
+            schema_pointer: String::new(),
+            message: message::too_complex(),
+        };
+        v.add(0, problem);
     }
     let steps = v.steps;
     let (problems, total) = v
@@ -314,6 +329,23 @@ impl<'s, 'v> Validator<'s, 'v> {
                         sink,
                     });
                 }
+                if let Some(rest) = k.unevaluated_items {
+                    let mut seen = Evaluated::default();
+                    self.evaluated(node, value, &mut seen, 0);
+                    let unseen = items.iter().enumerate().skip(seen.prefix);
+                    for (i, item) in unseen.filter(|_| !seen.all) {
+                        if seen.indices.contains(&i) {
+                            continue;
+                        }
+                        let p = self.child_path(path, Seg::Index(i));
+                        next.push(Task::Eval {
+                            node: rest,
+                            value: item,
+                            path: p,
+                            sink,
+                        });
+                    }
+                }
             }
             Value::Object(members) => {
                 self.object_counts(node, k, members.len(), path, sink);
@@ -415,6 +447,9 @@ impl<'s, 'v> Validator<'s, 'v> {
                         });
                     }
                 }
+                if let Some(rest) = k.unevaluated_properties {
+                    self.unevaluated_properties(node, rest, value, members, path, sink, &mut next);
+                }
             }
             Value::Null | Value::Bool(_) => {}
         }
@@ -459,6 +494,145 @@ impl<'s, 'v> Validator<'s, 'v> {
             }
         }
         self.stack.extend(next.into_iter().rev());
+    }
+
+    /// `unevaluatedProperties` (Core 11.3) of `node` on the object `value`: each member that no
+    /// adjacent keyword and no in-place subschema that applies evaluated ([`Self::evaluated`])
+    /// is checked against `rest`; `false` reports it as unknown, naming the properties the
+    /// schema declares.
+    #[allow(clippy::too_many_arguments)]
+    fn unevaluated_properties(
+        &mut self,
+        node: NodeId,
+        rest: NodeId,
+        value: &'v Value,
+        members: &'v serde_json::Map<String, Value>,
+        path: usize,
+        sink: usize,
+        next: &mut Vec<Task<'v>>,
+    ) {
+        let mut seen = Evaluated::default();
+        self.evaluated(node, value, &mut seen, 0);
+        if seen.all {
+            return;
+        }
+        let rejects = matches!(
+            self.schema.node(rest).map(|n| &n.kind),
+            Some(NodeKind::Bool(false))
+        );
+        seen.declared.sort_unstable();
+        seen.declared.dedup();
+        for (key, member) in members {
+            if seen.names.contains(&key.as_str()) {
+                continue;
+            }
+            if rejects {
+                let mut segs = self.segments(path);
+                segs.push(PathSegment::Key(key.clone()));
+                let msg = message::unknown(&segs, &seen.declared);
+                let pointer = self.pointer(node, "unevaluatedProperties");
+                self.problem(sink, ProblemKind::UnknownArgument, segs, pointer, msg);
+                continue;
+            }
+            let p = self.child_path(path, Seg::Key(key));
+            next.push(Task::Eval {
+                node: rest,
+                value: member,
+                path: p,
+                sink,
+            });
+        }
+    }
+
+    /// Adds to `seen` what `node` evaluates of `value` (Core 11.2 and 11.3: the annotations of
+    /// `properties`, `patternProperties`, `additionalProperties`, `prefixItems`, `items`,
+    /// `contains` and the `unevaluated*` keywords), its own and those of its in-place subschemas
+    /// that apply: `$ref`, `allOf`, `dependentSchemas`, `then` or `else`, and the branches of
+    /// `anyOf` and `oneOf` and the `if` that the value matches (each checked by a run of its own on
+    /// the same step budget; a subschema that does not match gives no annotations). `depth` is
+    /// how far from the node asking (whose own `unevaluated*` keyword is what asks).
+    fn evaluated(
+        &mut self,
+        node: NodeId,
+        value: &'v Value,
+        seen: &mut Evaluated<'s, 'v>,
+        depth: usize,
+    ) {
+        /// How deep in-place subschemas are followed ($ref cycles end here).
+        const MAX_DEPTH: usize = 32;
+        let schema = self.schema;
+        let Some(NodeKind::Keywords(k)) = schema.node(node).map(|n| &n.kind) else {
+            return;
+        };
+        self.steps += 1;
+        if seen.all || depth > MAX_DEPTH || self.steps > MAX_VALIDATION_STEPS {
+            return;
+        }
+        let own = depth == 0;
+        match value {
+            Value::Object(members) => {
+                seen.declared
+                    .extend(k.properties.iter().map(|(name, _)| name.as_str()));
+                if k.additional.is_some() || (!own && k.unevaluated_properties.is_some()) {
+                    seen.all = true;
+                    return;
+                }
+                for name in members.keys() {
+                    let matched = k.property(name).is_some()
+                        || k.pattern_properties.iter().any(|(re, _)| re.is_match(name));
+                    if matched {
+                        seen.names.push(name);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if k.items.is_some() || (!own && k.unevaluated_items.is_some()) {
+                    seen.all = true;
+                    return;
+                }
+                seen.prefix = seen.prefix.max(k.prefix_items.len());
+                if let (Some(contains), true) = (k.contains, k.contains_evaluates) {
+                    for (i, item) in items.iter().enumerate() {
+                        if self.matches(contains, item) {
+                            seen.indices.push(i);
+                        }
+                    }
+                }
+            }
+            _ => return,
+        }
+        let mut applied: Vec<NodeId> = k.reference.iter().chain(&k.all_of).copied().collect();
+        for &branch in k.any_of.iter().chain(&k.one_of) {
+            if self.matches(branch, value) {
+                applied.push(branch);
+            }
+        }
+        if let Some(condition) = k.condition {
+            if self.matches(condition, value) {
+                applied.push(condition);
+                applied.extend(k.then);
+            } else {
+                applied.extend(k.otherwise);
+            }
+        }
+        if let Value::Object(members) = value {
+            applied.extend(
+                k.dependent_schemas
+                    .iter()
+                    .filter(|(name, _)| members.contains_key(name))
+                    .map(|&(_, id)| id),
+            );
+        }
+        for sub in applied {
+            self.evaluated(sub, value, seen, depth + 1);
+        }
+    }
+
+    /// Whether `value` matches `node`: a run of its own, on the same step budget.
+    fn matches(&mut self, node: NodeId, value: &Value) -> bool {
+        let (_, total, steps) = run(self.schema, node, value, self.steps, 0);
+        self.steps = steps;
+        total == 0
     }
 
     fn branches(&self, kind: Combinator, node: NodeId) -> &'s [NodeId] {
