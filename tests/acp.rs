@@ -1266,6 +1266,10 @@ fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_charac
         .filter_map(|p| p.content.as_deref())
         .collect();
     assert_eq!(contents, ["a\u{fffd}", "\u{fffd}"]);
+    // The run taken while a half is held: the half is in it, as U+FFFD.
+    let mut s = AcpStream::new(AcpOptions::default());
+    s.feed(format!("{created}{high}").as_bytes());
+    assert_eq!(s.assembler_mut().take_run().output[0].text(), "a\u{fffd}");
     // A low half with nothing held, and `\\ud83d` (an escaped backslash, then letters): as written.
     let sse = format!(
         "{created}{}data: {{\"type\":\"message.part\",\"part\":{{\"content\":\"\\\\ud83d\"}}}}\n\n",

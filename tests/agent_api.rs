@@ -1196,6 +1196,14 @@ fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_charac
     let sse = utf16_delta_event("m1", 0, &high) + done + &utf16_delta_event("m1", 0, &[0xde00]);
     let (r, _) = assemble(&[sse.as_bytes()], false);
     assert!(text_of(&r, 0).starts_with("a\u{fffd}"));
+    // The response taken while a half is held: the half is in it, as U+FFFD.
+    let mut s = AgentStream::new(AssemblerOptions::default());
+    s.feed(utf16_delta_event("m1", 0, &high).as_bytes());
+    let taken = s.assembler_mut().take_response();
+    assert_eq!(
+        taken.output[0].content[0].text.as_deref(),
+        Some("a\u{fffd}")
+    );
     // A low half with nothing held, and `\\ud83d` (an escaped backslash, then letters): as written.
     let sse = utf16_delta_event("m1", 0, &[0xde00, u16::from(b'x')])
         + "data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"delta\":true,\"type\":\"text\",\"text\":\"\\\\ud83d\"}\n\n";

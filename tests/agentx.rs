@@ -1357,6 +1357,11 @@ fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_charac
         assert_eq!(deltas(&updates), ["a", "\u{fffd}"]);
         assert!(matches!(updates.last(), Some(StreamUpdate::Done { .. })));
     }
+    // The messages taken while a half is held: the half is in them, as U+FFFD.
+    let mut s = AgentxStream::new(AssemblerOptions::default());
+    s.feed(sse_of(&[&utf16_packet(id, &[high])]).as_bytes());
+    let taken = s.assembler().clone().into_messages();
+    assert_eq!(texts(&taken[0]), ["a\u{fffd}"]);
     // A low half that begins a packet of another message does not complete it: both are U+FFFD.
     let sse = sse_of(&[
         &utf16_packet(id, &[high]),

@@ -462,6 +462,7 @@ impl Assembler {
     /// Takes the assembled run, leaving an empty one. Pending updates that refer to it are
     /// materialized first.
     pub fn take_run(&mut self) -> Run {
+        self.release_held();
         for m in 0..self.run.output.len() {
             self.materialize(m);
         }
@@ -915,7 +916,12 @@ impl Assembler {
         let piece = limits::prefix(text, budget.left());
         let cut = piece.len() < text.len();
         self.tally(m).grow(p, piece.len());
-        if let Some(last) = self.run.output[m].parts.get_mut(p) {
+        let part = self
+            .run
+            .output
+            .get_mut(m)
+            .and_then(|msg| msg.parts.get_mut(p));
+        if let Some(last) = part {
             let buf = last.content.get_or_insert_with(String::new);
             let start = buf.len();
             buf.push_str(piece);

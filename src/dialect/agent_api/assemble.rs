@@ -410,6 +410,8 @@ impl Assembler {
 
     /// Takes the assembled response, leaving an empty one.
     pub fn take_response(&mut self) -> AgentResponse {
+        // A held half of a surrogate pair belongs to the response: appended as U+FFFD first.
+        self.release_held();
         // Pending text deltas and `done` refer to the response: copy them out first.
         for m in 0..self.response.output.len() {
             self.materialize_message(m);

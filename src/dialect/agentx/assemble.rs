@@ -366,8 +366,10 @@ impl Assembler {
         &self.messages
     }
 
-    /// The messages, taking them out of the assembler.
-    pub fn into_messages(self) -> Vec<Message> {
+    /// The messages, taking them out of the assembler (a held half of a surrogate pair appended
+    /// as U+FFFD first: see [`Assembler`]).
+    pub fn into_messages(mut self) -> Vec<Message> {
+        self.release_held();
         self.messages
     }
 
