@@ -110,7 +110,9 @@ pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentP
 }
 
 /// Checks `value` against node `node`, `steps` of the budget already spent; returns the problems
-/// kept (at most `keep`), how many there were, and the steps spent in all.
+/// kept (at most `keep`), how many there were, and the steps spent in all. (Never inlined: it has
+/// four callers, and each inlined copy of its loop would add its size to the module.)
+#[inline(never)]
 fn run(
     schema: &CompiledSchema,
     node: NodeId,
@@ -404,8 +406,6 @@ impl<'s, 'v> Validator<'s, 'v> {
                             Some(NodeKind::Bool(false))
                         );
                         if rejects {
-                            let mut segs = self.segments(path);
-                            segs.push(PathSegment::Key(key.clone()));
                             let mut expected: Vec<String> =
                                 k.properties.iter().map(|(name, _)| name.clone()).collect();
                             expected.extend(
@@ -414,14 +414,8 @@ impl<'s, 'v> Validator<'s, 'v> {
                                     .map(|(re, _)| format!("/{}/", re.as_str())),
                             );
                             let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
-                            let msg = message::unknown(&segs, &expected);
-                            self.problem(
-                                sink,
-                                ProblemKind::UnknownArgument,
-                                segs,
-                                self.pointer(node, "additionalProperties"),
-                                msg,
-                            );
+                            let at = (node, "additionalProperties");
+                            self.unknown_argument(at, key, &expected, path, sink);
                             continue;
                         }
                         targets.push(additional);
@@ -520,18 +514,13 @@ impl<'s, 'v> Validator<'s, 'v> {
             self.schema.node(rest).map(|n| &n.kind),
             Some(NodeKind::Bool(false))
         );
-        seen.declared.sort_unstable();
-        seen.declared.dedup();
         for (key, member) in members {
             if seen.names.contains(&key.as_str()) {
                 continue;
             }
             if rejects {
-                let mut segs = self.segments(path);
-                segs.push(PathSegment::Key(key.clone()));
-                let msg = message::unknown(&segs, &seen.declared);
-                let pointer = self.pointer(node, "unevaluatedProperties");
-                self.problem(sink, ProblemKind::UnknownArgument, segs, pointer, msg);
+                let at = (node, "unevaluatedProperties");
+                self.unknown_argument(at, key, &seen.declared, path, sink);
                 continue;
             }
             let p = self.child_path(path, Seg::Key(key));
@@ -542,6 +531,24 @@ impl<'s, 'v> Validator<'s, 'v> {
                 sink,
             });
         }
+    }
+
+    /// Member `key` of the object at `path` is not allowed by `false` under `at` (a node and its
+    /// keyword, `additionalProperties` or `unevaluatedProperties`); `expected` names the
+    /// properties the schema declares.
+    fn unknown_argument(
+        &mut self,
+        at: (NodeId, &str),
+        key: &str,
+        expected: &[&str],
+        path: usize,
+        sink: usize,
+    ) {
+        let mut segs = self.segments(path);
+        segs.push(PathSegment::Key(key.to_owned()));
+        let msg = message::unknown(&segs, expected);
+        let pointer = self.pointer(at.0, at.1);
+        self.problem(sink, ProblemKind::UnknownArgument, segs, pointer, msg);
     }
 
     /// Adds to `seen` what `node` evaluates of `value` (Core 11.2 and 11.3: the annotations of
@@ -571,8 +578,12 @@ impl<'s, 'v> Validator<'s, 'v> {
         let own = depth == 0;
         match value {
             Value::Object(members) => {
-                seen.declared
-                    .extend(k.properties.iter().map(|(name, _)| name.as_str()));
+                // In name order, without repeats (no sort: its code is large for one caller).
+                for (name, _) in &k.properties {
+                    if let Err(at) = seen.declared.binary_search(&name.as_str()) {
+                        seen.declared.insert(at, name);
+                    }
+                }
                 if k.additional.is_some() || (!own && k.unevaluated_properties.is_some()) {
                     seen.all = true;
                     return;
