@@ -133,11 +133,7 @@ pub fn cut_halves(data: &str, path: &[Step<'_>], text: &str) -> (Option<u16>, Op
     if !starts && !ends {
         return (None, None);
     }
-    let quoted = path.iter().try_fold(data, |at, step| match *step {
-        Step::Member(key) => scan::member_text(at, key),
-        Step::Element(index) => scan::element_text(at, index),
-    });
-    let Some(quoted) = quoted.filter(|q| q.starts_with('"')) else {
+    let Some(quoted) = scan::text_at(data, path).filter(|q| q.starts_with('"')) else {
         return (None, None);
     };
     let unit = |escape: Option<&str>, range: std::ops::RangeInclusive<u16>| {
@@ -175,19 +171,20 @@ pub fn join_halves(
     cut: (Option<u16>, Option<u16>),
 ) -> Cow<'_, str> {
     const FFFD: usize = char::REPLACEMENT_CHARACTER.len_utf8();
-    let mut text = text;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = &*text;
     if let (Some(low), Some(high)) = (cut.0, held) {
         let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-        let mut joined = String::with_capacity(text.len() + 1);
-        joined.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
-        joined.push_str(text.get(FFFD..).unwrap_or_default());
-        text = Cow::Owned(joined);
+        out.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+        rest = rest.get(FFFD..).unwrap_or_default();
     }
     if cut.1.is_some() {
-        let s = text.to_mut();
-        s.truncate(s.len().saturating_sub(FFFD));
+        rest = rest
+            .get(..rest.len().saturating_sub(FFFD))
+            .unwrap_or_default();
     }
-    text
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// `text` with each escaped UTF-16 surrogate that is not half of a pair replaced by `\ufffd`: the

@@ -158,65 +158,61 @@ pub(crate) fn unescape(quoted: &str) -> Option<String> {
     Some(out)
 }
 
-/// The JSON text of member `key` of the object `s` (the last one if the key is given twice, as
-/// the readers keep the last), without the whitespace around it: `"\"a\\u00e9\""` for `{"k":
-/// "a\u00e9"}`. `None` if `s` is not an object (or the member is not there). For the rare reader
-/// that needs a string's escapes as they were written (the cut surrogate pairs of
-/// [`super::cut_halves`]); it reads every member into a tree to skip it.
+/// The JSON text at `path` in `s`, without the whitespace around it: `"\"a\\u00e9\""` for
+/// `{"k": ["a\u00e9"]}` and the path `k`, 0. Each step is a member of an object (the last one if
+/// the name is given twice, as the readers keep the last) or an element of an array. `None` if
+/// the path leads nowhere or the text on the way is not JSON. For the rare reader that needs a
+/// string's escapes as they were written (the cut surrogate pairs of [`super::cut_halves`]); it
+/// reads every value it passes into a tree to skip it.
 #[cold]
 #[inline(never)]
 #[cfg_attr(agentwire_size, optimize(size))]
-pub(crate) fn member_text<'a>(s: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn text_at<'a>(s: &'a str, path: &[super::Step<'_>]) -> Option<&'a str> {
+    use super::Step;
     let b = s.as_bytes();
-    let mut j = skip_ws(b, 0);
-    if b.get(j) != Some(&b'{') {
-        return None;
-    }
-    j = skip_ws(b, j + 1);
-    let mut found = None;
-    while b.get(j) == Some(&b'"') {
-        let (name, after) = str_at(s, j)?;
-        j = skip_ws(b, after);
-        if b.get(j) != Some(&b':') {
+    let (mut start, mut end) = (skip_ws(b, 0), b.len());
+    for step in path {
+        let open = match step {
+            Step::Member(_) => b'{',
+            Step::Element(_) => b'[',
+        };
+        if b.get(start) != Some(&open) {
             return None;
         }
-        let start = skip_ws(b, j + 1);
-        let (_, end) = tree_at(s, start, TREE_DEPTH)?;
-        if name == key {
-            found = Some(s.get(start..end)?.trim_end_matches([' ', '\t', '\n', '\r']));
+        let mut j = skip_ws(b, start + 1);
+        let mut found = None;
+        let mut index = 0;
+        while j < end && !matches!(b.get(j), Some(b'}' | b']')) {
+            let hit = match *step {
+                Step::Member(key) => {
+                    let (name, after) = str_at(s, j)?;
+                    j = skip_ws(b, after);
+                    if b.get(j) != Some(&b':') {
+                        return None;
+                    }
+                    j = skip_ws(b, j + 1);
+                    name == key
+                }
+                Step::Element(i) => index == i,
+            };
+            let (_, next) = tree_at(s, j, TREE_DEPTH)?;
+            if hit {
+                found = Some((j, next));
+            }
+            index += 1;
+            j = next;
+            if b.get(j) != Some(&b',') {
+                break;
+            }
+            j = skip_ws(b, j + 1);
         }
-        j = end;
-        if b.get(j) != Some(&b',') {
-            break;
-        }
-        j = skip_ws(b, j + 1);
+        (start, end) = found?;
     }
-    found
-}
-
-/// The JSON text of element `index` of the array `s`, without the whitespace around it: `"2"` for
-/// `[1, 2]` and 1. `None` if `s` is not an array or is shorter. The companion of [`member_text`]
-/// (`agentx::assemble`'s cut surrogate pairs: a packet's `parts`); it reads every element before
-/// the one asked for into a tree to skip it.
-#[cold]
-#[inline(never)]
-#[cfg_attr(agentwire_size, optimize(size))]
-pub(crate) fn element_text(s: &str, index: usize) -> Option<&str> {
-    let b = s.as_bytes();
-    let mut j = skip_ws(b, 0);
-    if b.get(j) != Some(&b'[') {
-        return None;
+    // `tree_at` ends past the whitespace after the value.
+    while end > start && matches!(b.get(end - 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        end -= 1;
     }
-    j = skip_ws(b, j + 1);
-    for _ in 0..index {
-        j = tree_at(s, j, TREE_DEPTH)?.1;
-        if b.get(j) != Some(&b',') {
-            return None;
-        }
-        j = skip_ws(b, j + 1);
-    }
-    let (_, end) = tree_at(s, j, TREE_DEPTH)?;
-    Some(s.get(j..end)?.trim_end_matches([' ', '\t', '\n', '\r']))
+    s.get(start..end)
 }
 
 /// How deep [`tree_at`] reads: serde_json's limit (127 nested arrays or objects; the 128th is
@@ -1125,23 +1121,36 @@ mod tests {
     }
 
     #[test]
-    fn a_members_and_an_elements_text_are_found_as_written() {
+    fn the_text_at_a_path_is_found_as_written() {
+        use crate::json::Step::{Element, Member};
         let s = r#" {"parts": [ {"text": "a\u00e9"} , "x\ud83d" ], "k": 1, "k": [2 ]} "#;
         assert_eq!(
-            member_text(s, "k"),
+            text_at(s, &[Member("k")]),
             Some("[2 ]"),
             "the last of a key given twice"
         );
-        let parts = member_text(s, "parts").unwrap();
-        assert_eq!(parts, r#"[ {"text": "a\u00e9"} , "x\ud83d" ]"#);
-        let first = element_text(parts, 0).unwrap();
-        assert_eq!(member_text(first, "text"), Some(r#""a\u00e9""#));
-        assert_eq!(element_text(parts, 1), Some(r#""x\ud83d""#));
-        assert_eq!(element_text(parts, 2), None);
-        assert_eq!(element_text("[]", 0), None);
-        assert_eq!(element_text(first, 0), None, "not an array");
-        assert_eq!(member_text(parts, "text"), None, "not an object");
-        assert_eq!(element_text("[1, }", 1), None, "not JSON");
+        assert_eq!(
+            text_at(s, &[Member("parts")]),
+            Some(r#"[ {"text": "a\u00e9"} , "x\ud83d" ]"#)
+        );
+        let first = [Member("parts"), Element(0), Member("text")];
+        assert_eq!(text_at(s, &first), Some(r#""a\u00e9""#));
+        assert_eq!(
+            text_at(s, &[Member("parts"), Element(1)]),
+            Some(r#""x\ud83d""#)
+        );
+        assert_eq!(text_at(s, &[Member("parts"), Element(2)]), None);
+        assert_eq!(text_at(s, &[]), Some(s.trim()));
+        assert_eq!(text_at("[]", &[Element(0)]), None);
+        assert_eq!(text_at("{}", &[Member("a")]), None);
+        assert_eq!(text_at(s, &[Element(0)]), None, "not an array");
+        assert_eq!(
+            text_at(s, &[Member("parts"), Member("text")]),
+            None,
+            "not an object"
+        );
+        assert_eq!(text_at("[1, }", &[Element(1)]), None, "not JSON");
+        assert_eq!(text_at(r#"{"a" 1}"#, &[Member("a")]), None, "not JSON");
     }
 
     #[test]
