@@ -121,8 +121,8 @@ pub enum Step<'k> {
 /// the path leads nowhere.
 ///
 /// A JavaScript server that cuts a string between the halves of a pair (`text.slice(0, 3)`)
-/// writes the halves so, one in each event (`JSON.stringify` escapes a lone surrogate, ECMA-262
-/// §25.5.2.3 QuoteJSONString); [`join_halves`] joins them again. For the assemblers; not API.
+/// writes the halves so, one in each event (`JSON.stringify` escapes a lone surrogate: ECMA-262's
+/// QuoteJSONString); [`join_halves`] joins them again. For the assemblers; not API.
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
@@ -174,7 +174,10 @@ pub fn join_halves(
     let mut out = String::with_capacity(text.len());
     let mut rest = &*text;
     if let (Some(low), Some(high)) = (cut.0, held) {
-        let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+        // (Wrapping: halves out of their ranges, which `cut_halves` never gives, make no char.)
+        let c = (u32::from(high).wrapping_sub(0xD800) << 10)
+            .wrapping_add(u32::from(low).wrapping_sub(0xDC00))
+            .wrapping_add(0x10000);
         out.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
         rest = rest.get(FFFD..).unwrap_or_default();
     }

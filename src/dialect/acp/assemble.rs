@@ -947,16 +947,10 @@ impl Assembler {
     /// with the low half joins); a half held for another part is released.
     #[cold]
     fn take_held(&mut self, m: usize, p: usize) -> Option<u16> {
-        match self.held {
-            Some((hm, hp, high)) if (hm, hp) == (m, p) => {
-                self.held = None;
-                Some(high)
-            }
-            _ => {
-                self.release_held();
-                None
-            }
+        if self.held.is_some_and(|(hm, hp, _)| (hm, hp) != (m, p)) {
+            self.release_held();
         }
+        self.held.take().map(|(_, _, high)| high)
     }
 
     /// Appends the held high half of a surrogate pair to its part as U+FFFD: the event after it

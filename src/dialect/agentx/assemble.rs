@@ -551,17 +551,14 @@ impl Assembler {
         let last = self
             .messages
             .get(m)
-            .map(|msg| msg.parts.len().saturating_sub(1));
-        match self.held {
-            Some((hm, hp, high)) if hm == m && Some(hp) == last => {
-                self.held = None;
-                Some(high)
-            }
-            _ => {
-                self.release_held();
-                None
-            }
+            .and_then(|msg| msg.parts.len().checked_sub(1));
+        if self
+            .held
+            .is_some_and(|(hm, hp, _)| (hm, Some(hp)) != (m, last))
+        {
+            self.release_held();
         }
+        self.held.take().map(|(_, _, high)| high)
     }
 
     /// Appends the held high half of a surrogate pair to its part as U+FFFD: the packet after it
