@@ -338,8 +338,8 @@ test("ClientTools: registration errors, definitions, shared between clients", ()
     (e) => e instanceof ProtocolError && e.code === "invalid-schema" && e.details.pointer === "/properties/a/minLength");
   assert.throws(() => tools.register("t", {}, "not a function"), (e) => e.code === "invalid-argument");
   assert.equal(tools.size, 0);
-  const warnings = tools.register("t", { type: "object", properties: { a: { type: "string", pattern: "^x" } }, unevaluatedProperties: false }, () => 1);
-  assert.deepEqual(warnings.map((w) => [w.pointer, w.keyword]), [["/unevaluatedProperties", "unevaluatedProperties"]]);
+  const warnings = tools.register("t", { type: "object", properties: { a: { type: "string", pattern: "^x" } }, $dynamicRef: "#meta" }, () => 1);
+  assert.deepEqual(warnings.map((w) => [w.pointer, w.keyword]), [["/$dynamicRef", "$dynamicRef"]]);
   assert.deepEqual(tools.definitions().map((d) => d.name), ["t"]);
   assert.throws(() => tools.registry.validateArguments("t", { a: 1 }),
     (e) => e.message === "Validation failed for tool 't': Argument 'a' must be a string, got number 1.");
