@@ -319,9 +319,21 @@ impl<'s, 'v> Validator<'s, 'v> {
             Value::String(s) => self.string(node, k, s, path, sink),
             Value::Array(items) => {
                 self.array(node, k, items, path, sink);
+                // `unevaluatedItems` covers the items no subschema that applies evaluated.
+                let seen = k.unevaluated_items.map(|rest| {
+                    let mut seen = Evaluated::default();
+                    self.evaluated(node, value, &mut seen, 0);
+                    (rest, seen)
+                });
+                let unevaluated = |i: usize| {
+                    let (rest, seen) = seen.as_ref()?;
+                    let evaluated = seen.all || i < seen.prefix || seen.indices.contains(&i);
+                    (!evaluated).then_some(*rest)
+                };
                 for (i, item) in items.iter().enumerate() {
-                    let Some(item_node) = k.prefix_items.get(i).copied().or(k.items) else {
-                        break;
+                    let target = k.prefix_items.get(i).copied().or(k.items);
+                    let Some(item_node) = target.or_else(|| unevaluated(i)) else {
+                        continue;
                     };
                     let p = self.child_path(path, Seg::Index(i));
                     next.push(Task::Eval {
@@ -330,23 +342,6 @@ impl<'s, 'v> Validator<'s, 'v> {
                         path: p,
                         sink,
                     });
-                }
-                if let Some(rest) = k.unevaluated_items {
-                    let mut seen = Evaluated::default();
-                    self.evaluated(node, value, &mut seen, 0);
-                    let unseen = items.iter().enumerate().skip(seen.prefix);
-                    for (i, item) in unseen.filter(|_| !seen.all) {
-                        if seen.indices.contains(&i) {
-                            continue;
-                        }
-                        let p = self.child_path(path, Seg::Index(i));
-                        next.push(Task::Eval {
-                            node: rest,
-                            value: item,
-                            path: p,
-                            sink,
-                        });
-                    }
                 }
             }
             Value::Object(members) => {
