@@ -187,6 +187,28 @@ fn every_fixture_event_round_trips_through_the_model() {
     );
 }
 
+/// Unknown members keep the order the server wrote them in, after the known fields are taken
+/// out (the known fields first in the text, so that taking them by swapping would reorder the
+/// rest), and so do an unknown metadata kind's members.
+#[test]
+fn unknown_members_keep_their_order() {
+    let part = r#"{"content":"x","content_type":"text/plain","x_z":1,"x_m":2,"x_a":3,"metadata":{"kind":"hologram","zz":1,"aa":2}}"#;
+    let data = format!(
+        r#"{{"type":"message.completed","message":{{"role":"agent/a","parts":[{part}],"x_z":1,"x_a":2}}}}"#
+    );
+    let event = AcpEvent::parse(&data).unwrap();
+    let text = serde_json::to_string(&event).unwrap();
+    assert!(text.contains(r#""x_z":1,"x_m":2,"x_a":3"#), "{text}");
+    assert!(
+        text.contains(r#""kind":"hologram","zz":1,"aa":2"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""completed_at":null,"x_z":1,"x_a":2"#),
+        "{text}"
+    );
+}
+
 #[test]
 fn unknown_types_statuses_kinds_and_fields_are_kept() {
     let data = r#"{"type":"run.in-progress","x_trace":"t1","run":{"run_id":"r","agent_name":"a","status":"paused","output":[{"role":"agent/a","parts":[{"content":"x","metadata":{"kind":"hologram","beam":"blue"},"x_part":1}],"x_msg":true}],"x_run":[1]}}"#;

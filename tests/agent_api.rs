@@ -180,6 +180,39 @@ fn unknown_types_statuses_and_fields_are_kept() {
     assert_eq!(back, serde_json::from_str::<Value>(data).unwrap());
 }
 
+/// A JSON object keeps its members in the order the server wrote them, as `JSON.parse` does: a
+/// data content's object (nested too), and the unknown members kept beside the known fields, in
+/// the updates and in the response.
+#[test]
+fn objects_keep_their_members_order() {
+    let data = r#"{"zeta":1,"alpha":{"y":1,"b":2},"mid":[{"q":1,"p":2}]}"#;
+    let sse = [
+        r#"data: {"object":"response","id":"r1","status":"created"}"#.to_owned(),
+        r#"data: {"object":"message","id":"m1","type":"message","role":"assistant","status":"in_progress","x_z":1,"x_a":2}"#.to_owned(),
+        format!(r#"data: {{"object":"content","msg_id":"m1","index":0,"type":"data","status":"completed","data":{data}}}"#),
+        r#"data: {"object":"response","id":"r1","status":"completed"}"#.to_owned(),
+    ]
+    .join("\n\n")
+        + "\n\n";
+    let mut s = AgentStream::new(AssemblerOptions::default());
+    s.feed(sse.as_bytes());
+    s.finish();
+    let mut updates = String::new();
+    s.assembler_mut().drain_updates_json(&mut updates);
+    let response = serde_json::to_string(s.response()).unwrap();
+    for text in [&updates, &response] {
+        assert!(text.contains(&format!(r#""data":{data}"#)), "{text}");
+        assert!(text.contains(r#""x_z":1,"x_a":2"#), "{text}");
+    }
+    let Some(Value::Object(o)) = s.response().output[0].content[0].data.clone() else {
+        panic!("a data content")
+    };
+    assert_eq!(o.keys().collect::<Vec<_>>(), ["zeta", "alpha", "mid"]);
+    // A member given twice keeps its first place and its last value, as in `JSON.parse`.
+    let twice = agentwire_core::json::parse_value(r#"{"b":1,"a":2,"b":3}"#).unwrap();
+    assert_eq!(serde_json::to_string(&twice).unwrap(), r#"{"b":3,"a":2}"#);
+}
+
 #[test]
 fn raw_fixture_assembles_to_the_servers_final_response_at_every_split() {
     let bytes = common::fixture("agentscope-runtime/process-raw.sse");

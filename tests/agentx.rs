@@ -370,7 +370,7 @@ fn flow_successful_tool_call() {
         PartKind::ToolResult,
         Some("/tool_results/tc_123"),
         "application/json",
-        r#"{"message":"File written successfully.","status":"success"}"#,
+        r#"{"status":"success","message":"File written successfully."}"#,
         json!({"toolCallId": "tc_123"}),
     );
 

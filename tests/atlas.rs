@@ -85,7 +85,7 @@ fn a_basic_message_has_the_documented_fields_and_json() {
     );
     assert_eq!(
         query.to_json(),
-        r#"{"content":"What's the weather in New York?","metadata":{"priority":"high","type":"query"},"task_id":"weather-task-123","timestamp":1712150400.5,"tool_calls":[],"tool_results":[],"source_agent":"user","target_agent":"weather_agent"}"#
+        r#"{"content":"What's the weather in New York?","metadata":{"type":"query","priority":"high"},"task_id":"weather-task-123","timestamp":1712150400.5,"tool_calls":[],"tool_results":[],"source_agent":"user","target_agent":"weather_agent"}"#
     );
     // Agents not set are written as null, as the reference does.
     let mut plain = plain;

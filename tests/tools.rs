@@ -412,16 +412,16 @@ fn nested_objects_and_arrays_name_the_full_path() {
     assert_eq!(
         err.message,
         "Validation failed for tool 't': \
+         Argument 'options.depth' must be an integer, got string \"3\". \
+         Argument 'options.follow' must be a boolean, got string \"yes\". \
          Missing required argument 'files[1].path'. \
          Argument 'files[1].mode' must be one of: \"r\", \"w\"; got string \"x\". \
          Argument 'files[2].path' must be a string, got number 7. \
-         Argument 'headers[\"x.y\"]' must be a string, got number 1. \
-         Argument 'options.depth' must be an integer, got string \"3\". \
-         Argument 'options.follow' must be a boolean, got string \"yes\"."
+         Argument 'headers[\"x.y\"]' must be a string, got number 1."
     );
     let paths: Vec<Vec<PathSegment>> = err.problems.iter().map(|p| p.path.clone()).collect();
     assert_eq!(
-        paths[0],
+        paths[2],
         vec![
             PathSegment::Key("files".into()),
             PathSegment::Index(1),
@@ -429,15 +429,15 @@ fn nested_objects_and_arrays_name_the_full_path() {
         ]
     );
     assert_eq!(
-        err.problems[4].schema_pointer,
+        err.problems[0].schema_pointer,
         "/properties/options/properties/depth/type"
     );
     assert_eq!(
-        err.problems[0].schema_pointer,
+        err.problems[2].schema_pointer,
         "/properties/files/items/required"
     );
     assert_eq!(
-        serde_json::to_value(&err.problems[2]).unwrap(),
+        serde_json::to_value(&err.problems[4]).unwrap(),
         json!({
             "kind": "wrongType",
             "path": ["files", 2, "path"],
@@ -685,8 +685,8 @@ fn refs_to_defs_and_definitions() {
     assert_eq!(
         err.message,
         "Validation failed for tool 'route': Missing required argument 'from.y'. \
-         Argument 'label' must be at least 1 character long, got 0. \
-         Argument 'to.x' must be a number, got string \"1\"."
+         Argument 'to.x' must be a number, got string \"1\". \
+         Argument 'label' must be at least 1 character long, got 0."
     );
     assert_eq!(err.problems[0].schema_pointer, "/$defs/point/required");
 
@@ -729,10 +729,10 @@ fn refs_to_defs_and_definitions() {
             .validate_arguments("t", &json!({"x": "1", "y": 2, "z": 3, "self": {"x": 1.5}}))
             .unwrap_err()
             .message,
-        "Validation failed for tool 't': Argument 'self.x' must be an integer, got number 1.5. \
-         Argument 'x' must be an integer, got string \"1\". \
+        "Validation failed for tool 't': Argument 'x' must be an integer, got string \"1\". \
          Argument 'y' must be a string, got number 2. \
-         Argument 'z' must be a boolean, got number 3."
+         Argument 'z' must be a boolean, got number 3. \
+         Argument 'self.x' must be an integer, got number 1.5."
     );
 }
 
@@ -764,8 +764,8 @@ fn refs_resolve_within_their_schema_resource() {
     assert_eq!(
         err.message,
         "Validation failed for tool 't': Argument 'a' must be an integer, got string \"1\". \
-         Argument 'b.again.x' must be a string, got number 2. \
-         Argument 'b.x' must be a string, got number 1."
+         Argument 'b.x' must be a string, got number 1. \
+         Argument 'b.again.x' must be a string, got number 2."
     );
     assert_eq!(
         err.problems[2].schema_pointer,
@@ -857,10 +857,10 @@ fn refs_by_uri_to_embedded_resources() {
     assert_eq!(
         problems,
         [
+            "/$defs/address/required",
             "/$defs/ids/$defs/zip/maxLength",
             "/$defs/count/minimum",
             "/$defs/ids/$defs/order/minLength",
-            "/$defs/address/required",
         ]
     );
     // A URI that is none of the schema's resources is warned about, not fetched.
@@ -922,9 +922,9 @@ fn older_drafts_are_read_by_their_own_rules() {
             .validate_arguments("t", &json!({"low": 1, "high": 10, "closed": 0}))
             .unwrap_err()
             .message,
-        "Validation failed for tool 't': Argument 'closed' must be at least 1, got 0. \
+        "Validation failed for tool 't': Argument 'low' must be greater than 1, got 1. \
          Argument 'high' must be less than 10, got 10. \
-         Argument 'low' must be greater than 1, got 1."
+         Argument 'closed' must be at least 1, got 0."
     );
 
     // Another `$schema` is reported, and the schema read as 2020-12.
@@ -1074,12 +1074,12 @@ fn patterns_and_pattern_properties() {
     assert_eq!(
         err.message,
         "Validation failed for tool 't': \
-         Unknown argument 'colour'; expected one of: date, name, word, /-id$/, /^x-/. \
+         Unknown argument 'colour'; expected one of: date, name, word, /^x-/, /-id$/. \
          Argument 'date' must match the regular expression /^\\d{4}-\\d{2}-\\d{2}$/, got string \"tomorrow\". \
-         Argument 'user-id' must be an integer, got string \"3\". \
          Argument 'word' must match the regular expression /(?<=a)b/, got string \"bb\". \
-         Argument 'x-a-id' must be an integer, got string \"2\". \
-         Argument 'x-trace' must be a string, got number 1."
+         Argument 'x-trace' must be a string, got number 1. \
+         Argument 'user-id' must be an integer, got string \"3\". \
+         Argument 'x-a-id' must be an integer, got string \"2\"."
     );
     assert_eq!(err.problems[1].kind, ProblemKind::PatternMismatch);
     assert_eq!(err.problems[1].schema_pointer, "/properties/date/pattern");
@@ -1203,14 +1203,14 @@ fn tuples_contains_dependencies_and_conditionals() {
     assert_eq!(
         err.message,
         "Validation failed for tool 't': \
-         Missing argument 'password', required when 'user' is given. \
          Missing argument 'end', required when 'start' is given. \
-         Argument 'old_pair[1]' must be a boolean, got number 1. \
+         Missing argument 'password', required when 'user' is given. \
          Argument 'pair[0]' must be a string, got number 1. \
          Argument 'pair[2]' is not allowed. \
+         Argument 'old_pair[1]' must be a boolean, got number 1. \
+         Argument 'tags' must have at least 1 item matching the schema under 'contains', got 0. \
          Argument 'scores' must have at most 3 items matching the schema under 'contains', got 4. \
          Missing required argument 'shape.width'. \
-         Argument 'tags' must have at least 1 item matching the schema under 'contains', got 0. \
          Missing required argument 'attempts'. \
          Argument 'unit' must be one of: \"c\", \"f\"; got string \"k\"."
     );
@@ -1220,12 +1220,12 @@ fn tuples_contains_dependencies_and_conditionals() {
         .map(|p| (p.kind, p.schema_pointer.as_str()))
         .collect();
     assert_eq!(
-        [kinds[0], kinds[1], kinds[5], kinds[7]],
+        [kinds[0], kinds[1], kinds[5], kinds[6]],
         [
-            (ProblemKind::MissingArgument, "/dependencies/user"),
             (ProblemKind::MissingArgument, "/dependentRequired/start"),
-            (ProblemKind::ContainsCount, "/properties/scores/maxContains"),
+            (ProblemKind::MissingArgument, "/dependencies/user"),
             (ProblemKind::ContainsCount, "/properties/tags/contains"),
+            (ProblemKind::ContainsCount, "/properties/scores/maxContains"),
         ]
     );
     assert_eq!(
@@ -1711,9 +1711,9 @@ fn arb_json() -> impl Strategy<Value = Value> {
     })
 }
 
-/// A schema's `properties` are kept in name order, whatever order the text gives them, and each is
-/// found: the compiler relies on serde_json's objects iterating in key order (its `Map` is a
-/// `BTreeMap` while its `preserve_order` feature is off), and does not sort them again.
+/// A schema's `properties` are found whatever order the text gives them: a JSON object keeps its
+/// members in the text's order (serde_json's `preserve_order`), and the compiler keeps the
+/// properties it searches in name order itself. Problems come in the arguments' order.
 #[test]
 fn properties_in_any_text_order_are_each_checked() {
     let keys: Vec<String> =
@@ -1722,11 +1722,7 @@ fn properties_in_any_text_order_are_each_checked() {
             .keys()
             .cloned()
             .collect();
-    assert_eq!(
-        keys,
-        ["a", "b", "c"],
-        "serde_json's objects iterate in key order"
-    );
+    assert_eq!(keys, ["b", "a", "c"], "an object keeps its text's order");
     let parameters: Value = serde_json::from_str(
         r#"{"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"},
             "mid": {"type": "boolean"}, "beta": {"type": "array"}}}"#,
@@ -1736,15 +1732,14 @@ fn properties_in_any_text_order_are_each_checked() {
     let e = tools
         .validate_arguments("t", &json!({"zeta": 1, "alpha": "x", "mid": 2, "beta": {}}))
         .unwrap_err();
-    let mut paths: Vec<String> = e.problems.iter().map(|p| format!("{:?}", p.path)).collect();
-    paths.sort();
+    let paths: Vec<String> = e.problems.iter().map(|p| format!("{:?}", p.path)).collect();
     assert_eq!(
         paths,
         [
+            r#"[Key("zeta")]"#,
             r#"[Key("alpha")]"#,
-            r#"[Key("beta")]"#,
             r#"[Key("mid")]"#,
-            r#"[Key("zeta")]"#
+            r#"[Key("beta")]"#
         ]
     );
     tools
@@ -1811,12 +1806,12 @@ fn unevaluated_properties_and_items() {
             (
                 ProblemKind::UnknownArgument,
                 "/unevaluatedProperties",
-                "Unknown argument 'mode'; expected one of: href, kind, name, tags."
+                "Unknown argument 'path'; expected one of: href, kind, name, tags."
             ),
             (
                 ProblemKind::UnknownArgument,
                 "/unevaluatedProperties",
-                "Unknown argument 'path'; expected one of: href, kind, name, tags."
+                "Unknown argument 'mode'; expected one of: href, kind, name, tags."
             ),
             (
                 ProblemKind::WrongType,

@@ -249,7 +249,7 @@ fn pattern_error(pointer: &str, e: crate::pattern::PatternError) -> BodyError {
     BodyError::InvalidSchema {
         pointer: pointer.to_owned(),
         reason: e.to_string(),
-        value: Value::String(e.pattern().to_owned()),
+        value: Box::new(Value::String(e.pattern().to_owned())),
         pattern: Some(Box::new(e)),
     }
 }
@@ -259,7 +259,7 @@ fn shape_error(pointer: String, reason: &str, value: &Value) -> BodyError {
     BodyError::InvalidSchema {
         pointer,
         reason: reason.to_owned(),
-        value: value.clone(),
+        value: Box::new(value.clone()),
         pattern: None,
     }
 }

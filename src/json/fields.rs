@@ -94,7 +94,7 @@ impl Fields {
     /// # Errors
     /// serde's error for a value that is not a `T`.
     pub fn or<T: DeserializeOwned>(&mut self, name: &str, default: T) -> Result<T, Error> {
-        match self.0.remove(name) {
+        match self.0.shift_remove(name) {
             Some(value) => from_tree(value),
             None => Ok(default),
         }
@@ -105,7 +105,7 @@ impl Fields {
     /// # Errors
     /// serde's error for a value that is not a `T`.
     pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, Error> {
-        match self.0.remove(name) {
+        match self.0.shift_remove(name) {
             Some(value) => from_tree(value),
             None => Ok(None),
         }
@@ -116,7 +116,7 @@ impl Fields {
     /// # Errors
     /// ``missing field `name` `` when absent; serde's error for a value that is not a `T`.
     pub fn required<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, Error> {
-        match self.0.remove(name) {
+        match self.0.shift_remove(name) {
             Some(value) => from_tree(value),
             None => Err(Error::missing_field(name)),
         }
@@ -188,7 +188,7 @@ pub fn same_reading<T: DeserializeOwned + PartialEq + fmt::Debug>(
     let object = base.as_object().cloned().unwrap_or_default();
     for name in names.iter().copied().chain(["x_unknown"]) {
         let mut removed = object.clone();
-        removed.remove(name);
+        removed.shift_remove(name);
         trees.push(Value::Object(removed));
         for sample in &samples {
             let mut changed = object.clone();

@@ -82,7 +82,7 @@ impl Transition {
     /// The transition as JSON: `{"party", "type", "schema": [...], "nextState"}`.
     pub fn to_json(&self) -> Value {
         let parts = match self.schema.to_json() {
-            Value::Object(mut o) => o.remove("parts").unwrap_or_else(|| json!([])),
+            Value::Object(mut o) => o.shift_remove("parts").unwrap_or_else(|| json!([])),
             _ => json!([]),
         };
         // Inserted one by one: `json!` would compile serde_json's `Value` serializer for its

@@ -144,7 +144,7 @@ impl ToolOutcome {
         use agentwire_core::json::from_tree;
         use serde::de::Error as _;
         let mut take = |name: &'static str| {
-            map.remove(name)
+            map.shift_remove(name)
                 .ok_or_else(|| serde_json::Error::missing_field(name))
         };
         let kind: String = from_tree(take("type")?)?;

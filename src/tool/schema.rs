@@ -309,7 +309,7 @@ impl CompiledSchema {
     }
 
     /// Checks `value` against the schema; returns every problem found (empty when valid), in
-    /// document order: `required` before the members, members in key order. At most
+    /// document order: `required` before the members, members in the arguments' order. At most
     /// [`MAX_PROBLEMS`](super::MAX_PROBLEMS) problems are listed; the work is bounded by
     /// [`MAX_VALIDATION_STEPS`](super::MAX_VALIDATION_STEPS) (past it, one
     /// [`TooComplex`](super::ProblemKind::TooComplex) problem is added).
@@ -406,11 +406,13 @@ impl<'a> Compiler<'a> {
                     let Value::Object(props) = v else {
                         return Err(invalid(at, "`properties` must be an object", v));
                     };
-                    // In name order, as `property` searches them: the order of a JSON object's
-                    // members in serde_json (a `BTreeMap`; its `preserve_order` feature is off).
+                    // Kept in name order, as `property` searches them (a JSON object's members
+                    // are in their text's order: serde_json's `preserve_order`).
                     for (name, sub) in props {
                         let id = self.node(format!("{at}/{}", escape_token(name)), sub)?;
-                        k.properties.push((name.clone(), id));
+                        let (Ok(i) | Err(i)) =
+                            k.properties.binary_search_by(|(k, _)| k.as_str().cmp(name));
+                        k.properties.insert(i, (name.clone(), id));
                     }
                 }
                 "required" => k.required = strings(&at, v, "`required`")?,

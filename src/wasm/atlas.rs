@@ -397,7 +397,7 @@ impl JsStructuredMessage {
         match kind {
             Some(k) => self.0.set_message_type(MessageType::from(k.as_str())),
             None => {
-                self.0.metadata.remove("type");
+                self.0.metadata.shift_remove("type");
             }
         }
     }

@@ -13,8 +13,8 @@ use super::error::{invalid_argument, js_error};
 use crate::transport::{truncate_body, TransportError};
 
 /// Extra request headers, as the clients' options give them (`Record<string, string>`): each name
-/// with its value, in name order (the order of the argument's tree, whose object is a
-/// `BTreeMap`). A vector rather than a `BTreeMap<String, String>`: the headers are only stored,
+/// with its value, in the object's order (a JSON object keeps its members' order: serde_json's
+/// `preserve_order`). A vector rather than a `BTreeMap<String, String>`: the headers are only stored,
 /// copied and set on each request, and the map's node code, compiled for this one type, was about
 /// 4 KB of the wasm module with its reader.
 ///

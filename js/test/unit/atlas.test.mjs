@@ -63,7 +63,7 @@ test("a new message: generated task id and timestamp, getters, the wire JSON in 
   });
   assert.equal(
     JSON.stringify(query),
-    '{"content":"What\'s the weather in New York?","metadata":{"priority":"high","type":"query"},"task_id":"weather-task-123","timestamp":1712150400.5,"tool_calls":[],"tool_results":[],"source_agent":"user","target_agent":"weather_agent"}',
+    '{"content":"What\'s the weather in New York?","metadata":{"type":"query","priority":"high"},"task_id":"weather-task-123","timestamp":1712150400.5,"tool_calls":[],"tool_results":[],"source_agent":"user","target_agent":"weather_agent"}',
   );
 });
 

@@ -26,6 +26,26 @@ test("AgentStreamDecoder assembles every agentscope-runtime fixture identically 
   }
 });
 
+test("objects keep the members' order the server wrote, as JSON.parse does: data, nested objects, unknown members", () => {
+  const data = { zeta: 1, alpha: { y: 1, b: 2 }, mid: [{ q: 1, p: 2 }] };
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const sse =
+    ev({ object: "response", id: "r1", status: "created" }) +
+    ev({ object: "message", id: "m1", type: "message", role: "assistant", status: "in_progress", x_z: 1, x_a: 2 }) +
+    ev({ object: "content", msg_id: "m1", index: 0, type: "data", status: "completed", data }) +
+    ev({ object: "response", id: "r1", status: "completed" });
+  for (const options of [{}, { batch: true }]) {
+    const d = new AgentStreamDecoder(options);
+    const updates = [...d.feed(new TextEncoder().encode(sse)), ...d.finish()];
+    const content = updates.find((u) => u.type === "content");
+    assert.equal(JSON.stringify(content.content.data), JSON.stringify(data), JSON.stringify(options));
+    const message = d.response().output[0];
+    assert.deepEqual(Object.keys(message).filter((k) => k.startsWith("x_")), ["x_z", "x_a"]);
+    assert.equal(JSON.stringify(message.content[0].data), JSON.stringify(data));
+    d.free();
+  }
+});
+
 test("updates and the response carry text exactly: UTF-16 offsets, escapes, JSON key order", () => {
   // Text crosses from wasm beside the JSON (src/wasm/updates.js): characters of two, three and
   // four UTF-8 bytes (a surrogate pair in JavaScript), characters JSON escapes, interleaved

@@ -349,6 +349,19 @@ test("ClientTools: registration errors, definitions, shared between clients", ()
   assert.equal(client.tools.size, 0);
 });
 
+test("a tool's definition keeps its schema's members in the order given: the model and a form read them in that order", () => {
+  const tools = new ClientTools();
+  const parameters = {
+    type: "object",
+    properties: { query: { type: "string" }, top_k: { type: "integer" }, filters: { type: "object", properties: { year: {}, author: {} } } },
+    required: ["query"],
+  };
+  tools.register("search", parameters, () => 1);
+  const [definition] = tools.definitions();
+  assert.equal(JSON.stringify(definition.parameters), JSON.stringify(parameters));
+  assert.deepEqual(Object.keys(definition.parameters.properties), ["query", "top_k", "filters"]);
+});
+
 test("the README's tools example runs against the reference server", async () => {
   const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import("node:fs");
   const { join } = await import("node:path");

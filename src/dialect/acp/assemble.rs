@@ -656,7 +656,12 @@ impl Assembler {
                 if !self.run.status.is_terminal() {
                     self.run.status = RunStatus::Failed;
                 }
-                self.push_issue(Severity::Error, AcpError::Server { error });
+                self.push_issue(
+                    Severity::Error,
+                    AcpError::Server {
+                        error: Box::new(error),
+                    },
+                );
                 self.ended = true;
                 self.end();
             }
@@ -777,7 +782,12 @@ impl Assembler {
                     message: "the run failed".to_owned(),
                     ..ErrorInfo::default()
                 });
-                self.push_issue(Severity::Error, AcpError::Server { error });
+                self.push_issue(
+                    Severity::Error,
+                    AcpError::Server {
+                        error: Box::new(error),
+                    },
+                );
                 self.end();
             }
         }

@@ -67,7 +67,7 @@ impl MessagePart {
                 && map.get(TOOL_NAME).is_some()
                 && map.get(TOOL_NAME) == map.get("tool_name")
             {
-                map.remove(TOOL_NAME);
+                map.shift_remove(TOOL_NAME);
             }
             PartMetadata::from_map(map)
         });

@@ -282,7 +282,10 @@ pub fn decode_error(status: u16, body: &str) -> AcpError {
             message: body.to_owned(),
             ..ErrorInfo::default()
         });
-    AcpError::Http { status, error }
+    AcpError::Http {
+        status,
+        error: Box::new(error),
+    }
 }
 
 #[cfg(test)]

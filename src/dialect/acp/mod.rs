@@ -92,8 +92,9 @@ pub enum AcpError {
     /// The server reported an error: a `run.failed` run's `error`, or an `error` event.
     #[error("the agent reported an error: {}: {}", error.code, error.message)]
     Server {
-        /// The error as reported.
-        error: ErrorInfo,
+        /// The error as reported (boxed, as in `Http`: with its maps it would make every
+        /// `Result<_, AcpError>` about 200 bytes).
+        error: Box<ErrorInfo>,
     },
     /// The server answered a request with an HTTP error status; its body is ACP's `Error`.
     #[error("HTTP {status}: {}: {}", error.code, error.message)]
@@ -101,7 +102,7 @@ pub enum AcpError {
         /// The HTTP status code (403, 404, 422, 500…).
         status: u16,
         /// The error from the body (when the body is not an `Error`, its text is the message).
-        error: ErrorInfo,
+        error: Box<ErrorInfo>,
     },
     /// The stream ended before the run reached a terminal status (or `awaiting`); what arrived is
     /// kept and the run is marked `incomplete`.
