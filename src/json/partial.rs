@@ -204,7 +204,16 @@ fn walk<'a>(root: &'a mut Option<Value>, frames: &[Frame]) -> Option<&'a mut Val
     for frame in frames {
         cur = match (frame, cur) {
             (Frame::Array { count, .. }, Value::Array(a)) => a.get_mut(*count)?,
-            (Frame::Object { key, .. }, Value::Object(m)) => m.get_mut(key.as_str())?,
+            // The open member is the object's last (members are added in the text's order and
+            // the map keeps that order), found without hashing its name; a name given twice
+            // replaces the first member's value in its place, found by name.
+            (Frame::Object { key, .. }, Value::Object(m)) => {
+                if m.keys().next_back() == Some(key) {
+                    m.values_mut().next_back()?
+                } else {
+                    m.get_mut(key.as_str())?
+                }
+            }
             _ => return None,
         };
     }
