@@ -151,8 +151,8 @@ fn patterns_are_javascript_regexps() {
         "Validation failed for tool 't': \
          Unknown argument 'y'; expected one of: after_a, dragons, letters, /^x-/. \
          Argument 'after_a' must match the regular expression /(?<=a)b/, got string \"bb\". \
-         Argument 'dragons' must match the regular expression /^🐲{2}$/, got string \"🐲\". \
          Argument 'letters' must match the regular expression /^\\p{Letter}+$/, got string \"a1\". \
+         Argument 'dragons' must match the regular expression /^🐲{2}$/, got string \"🐲\". \
          Argument 'x-n' must be an integer, got string \"1\"."
     );
     assert_eq!(
