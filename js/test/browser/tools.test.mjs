@@ -71,7 +71,7 @@ test("AgentX: the VALIDATION error goes back, the agent corrects its call, the p
   assert.equal(await first.locator(".result").textContent(), `VALIDATION: ${wording}`);
   const second = cards.nth(1);
   assert.equal(await second.getAttribute("data-history"), "called valid result");
-  assert.equal(await second.locator(".args").textContent(), 'content:"Hello, world!"path:"/hello.txt"');
+  assert.equal(await second.locator(".args").textContent(), 'path:"/hello.txt"content:"Hello, world!"');
   assert.equal(await second.locator(".result").textContent(), '→ {"status":"success","bytes":13}');
 
   assert.deepEqual(await page.locator("#agentx-transcript article[data-type=message] .text").allTextContents(), [
