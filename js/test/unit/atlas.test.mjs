@@ -173,10 +173,13 @@ test("setters: content, metadata, message type (any case, written lowercase), ta
     source_agent: "planner",
     target_agent: "coder",
   });
+  m.metadata = { type: "status", step: 3, zone: "eu", attempt: 1 };
   m.messageType = null;
   m.sourceAgent = null;
   assert.equal(m.messageType, null);
-  assert.deepEqual(m.metadata, { step: 3 });
+  // The other members keep their order (a removal that swapped in the last would not).
+  assert.deepEqual(Object.keys(m.metadata), ["step", "zone", "attempt"]);
+  m.metadata = { step: 3 };
   assert.equal(m.toJSON().source_agent, null);
   assert.equal(throwsCode(() => (m.metadata = [1]), "wrong-type").details.path, "metadata");
 });
