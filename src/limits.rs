@@ -429,9 +429,79 @@ pub struct MessageTally {
     /// The message hit a limit (`message-too-large` or `too-many-parts`): later content for it
     /// is dropped.
     pub capped: bool,
-    /// Its parts, by key (an Agent API content index, or a position in the message); a B-tree,
-    /// not a hash map: it is read on every delta, and hashing cost more than the lookups.
-    pub parts: std::collections::BTreeMap<usize, PartTally>,
+    /// Its parts, by key (an Agent API content index, or a position in the message).
+    pub parts: PartTallies,
+}
+
+/// The [`PartTally`]s of one message, by key: a vector sorted by key, which grows one slot at a
+/// time from empty (see [`insert_part`]).
+///
+/// Not a B-tree: a `BTreeMap` allocates a node of eleven entries for the first (140 bytes in
+/// wasm32, where an entry here is 12), and an assembler that keeps every message keeps one of
+/// these per message. Not a hash map: it is read on every delta, and hashing cost more than the
+/// lookups. Most deltas go to the last part, which is looked at first; others are found by binary
+/// search. A server that sends its parts' keys in decreasing order makes each insertion move the
+/// others: at most [`Limits::max_parts`] of them.
+#[derive(Debug, Clone, Default)]
+#[doc(hidden)]
+pub struct PartTallies(Vec<(usize, PartTally)>);
+
+impl PartTallies {
+    /// Where part `key` is, or where it would go.
+    #[inline]
+    fn find(&self, key: usize) -> Result<usize, usize> {
+        match self.0.last() {
+            Some(&(last, _)) if last == key => Ok(self.0.len() - 1),
+            Some(&(last, _)) if last < key => Err(self.0.len()),
+            _ => self.0.binary_search_by_key(&key, |&(k, _)| k),
+        }
+    }
+
+    /// Part `key`'s tally, if it has one.
+    pub fn get(&self, key: usize) -> Option<&PartTally> {
+        self.find(key).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Part `key`'s tally, created (zero, not capped) if it has none.
+    pub fn entry(&mut self, key: usize) -> &mut PartTally {
+        let i = match self.find(key) {
+            Ok(i) => i,
+            Err(i) => {
+                insert_part(&mut self.0, i, (key, PartTally::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// The tallies, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &PartTally> {
+        self.0.iter().map(|(_, t)| t)
+    }
+}
+
+/// Inserts `part` at `pos` of `parts` (as `Vec::insert`), growing the vector one slot at a time
+/// from empty and then by doubling (1, 2, 4, 8, …).
+///
+/// An assembler keeps the parts of every message it holds, and most messages have one. `Vec`'s
+/// own growth gives a vector of elements up to 1 KiB four slots at its first insertion: an Agent
+/// API [`Content`](crate::dialect::agent_api::Content) is 352 bytes in wasm32, so a message of one
+/// content held 1,408 bytes of which 1,056 were never used (about 6.8 MiB of the 18.4 MiB the
+/// memory benchmark's 6,720 messages took; `docs/performance-log.md`, stop 48).
+#[doc(hidden)]
+#[inline]
+pub fn insert_part<T>(parts: &mut Vec<T>, pos: usize, part: T) {
+    if parts.len() == parts.capacity() {
+        parts.reserve_exact(parts.len().max(1));
+    }
+    parts.insert(pos, part);
+}
+
+/// Appends `part` to `parts`, growing the vector as [`insert_part`] does.
+#[doc(hidden)]
+#[inline]
+pub fn push_part<T>(parts: &mut Vec<T>, part: T) {
+    insert_part(parts, parts.len(), part);
 }
 
 /// Per-part bookkeeping of an assembler.
@@ -447,7 +517,7 @@ pub struct PartTally {
 impl MessageTally {
     /// The budget of part `key` for a piece appended to it.
     pub fn append_budget(&self, limits: &Limits, key: usize) -> Budget {
-        let size = self.parts.get(&key).map_or(0, |p| p.size);
+        let size = self.parts.get(key).map_or(0, |p| p.size);
         Budget {
             part: limits.max_part_size.saturating_sub(size),
             message: limits.max_message_size.saturating_sub(self.bytes),
@@ -456,7 +526,7 @@ impl MessageTally {
 
     /// The budget of part `key` for a value replacing it.
     pub fn replace_budget(&self, limits: &Limits, key: usize) -> Budget {
-        let size = self.parts.get(&key).map_or(0, |p| p.size);
+        let size = self.parts.get(key).map_or(0, |p| p.size);
         Budget {
             part: limits.max_part_size,
             message: limits
@@ -467,26 +537,26 @@ impl MessageTally {
 
     /// Part `key` grew by `size` bytes.
     pub fn grow(&mut self, key: usize, size: usize) {
-        let part = self.parts.entry(key).or_default();
+        let part = self.parts.entry(key);
         part.size = part.size.saturating_add(size);
         self.bytes = self.bytes.saturating_add(size);
     }
 
     /// Part `key` now has `size` bytes.
     pub fn set(&mut self, key: usize, size: usize) {
-        let part = self.parts.entry(key).or_default();
+        let part = self.parts.entry(key);
         self.bytes = self.bytes.saturating_sub(part.size).saturating_add(size);
         part.size = size;
     }
 
     /// Whether part `key` hit a limit.
     pub fn part_capped(&self, key: usize) -> bool {
-        self.parts.get(&key).is_some_and(|p| p.capped)
+        self.parts.get(key).is_some_and(|p| p.capped)
     }
 
     /// Marks part `key` capped.
     pub fn cap_part(&mut self, key: usize) {
-        self.parts.entry(key).or_default().capped = true;
+        self.parts.entry(key).capped = true;
     }
 }
 
@@ -657,6 +727,65 @@ mod tests {
             let limit = len.saturating_sub(cut + 1);
             proptest::prop_assert_eq!(json_size_within(&value, limit), None::<usize>);
         }
+    }
+
+    proptest::proptest! {
+        /// Any sequence of lookups, growths and caps on any keys (in any order) reads as the same
+        /// operations on a `BTreeMap`, the type `PartTallies` replaced; the tallies stay sorted.
+        #[test]
+        fn part_tallies_act_as_a_map(
+            ops in proptest::collection::vec((0..4u8, 0..12usize, 0..100usize), 0..64),
+        ) {
+            let mut tally = MessageTally::default();
+            let mut model = std::collections::BTreeMap::<usize, PartTally>::new();
+            for (op, key, size) in ops {
+                match op {
+                    0 => {
+                        tally.grow(key, size);
+                        model.entry(key).or_default().size += size;
+                    }
+                    1 => {
+                        tally.set(key, size);
+                        model.entry(key).or_default().size = size;
+                    }
+                    2 => {
+                        tally.cap_part(key);
+                        model.entry(key).or_default().capped = true;
+                    }
+                    _ => {}
+                }
+                let got = tally.parts.get(key).map(|t| (t.size, t.capped));
+                proptest::prop_assert_eq!(got, model.get(&key).map(|t| (t.size, t.capped)));
+                proptest::prop_assert_eq!(tally.part_capped(key), model.get(&key).is_some_and(|t| t.capped));
+            }
+            let keys: Vec<usize> = tally.parts.0.iter().map(|&(k, _)| k).collect();
+            proptest::prop_assert_eq!(keys, model.keys().copied().collect::<Vec<_>>());
+            let values: Vec<(usize, bool)> = tally.parts.values().map(|t| (t.size, t.capped)).collect();
+            proptest::prop_assert_eq!(values, model.values().map(|t| (t.size, t.capped)).collect::<Vec<_>>());
+            proptest::prop_assert_eq!(tally.bytes, model.values().map(|t| t.size).sum::<usize>());
+        }
+    }
+
+    /// Parts grow one slot at a time from empty, then by doubling, wherever they are inserted.
+    #[test]
+    fn parts_grow_from_one_slot() {
+        let mut parts: Vec<[u8; 352]> = Vec::new();
+        let mut capacities = Vec::new();
+        for i in 0..9 {
+            insert_part(&mut parts, i / 2, [i as u8; 352]);
+            capacities.push(parts.capacity());
+        }
+        assert_eq!(capacities, [1, 2, 4, 4, 8, 8, 8, 8, 16]);
+        // `insert` at `i / 2`: each element moved to its place.
+        let firsts: Vec<u8> = parts.iter().map(|p| p[0]).collect();
+        assert_eq!(firsts, [1, 3, 5, 7, 8, 6, 4, 2, 0]);
+        let mut pushed: Vec<String> = Vec::new();
+        push_part(&mut pushed, "a".into());
+        assert_eq!((pushed.len(), pushed.capacity()), (1, 1));
+        // `Vec::push` would have taken four slots for the first.
+        let mut plain: Vec<[u8; 352]> = Vec::new();
+        plain.push([0; 352]);
+        assert_eq!(plain.capacity(), 4);
     }
 
     #[test]

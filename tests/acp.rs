@@ -1300,3 +1300,24 @@ fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_charac
     let (run, _) = assemble(&[sse.as_bytes()]);
     assert_eq!(run.output[0].text(), "\u{fffd}x\\ud83d");
 }
+
+/// A message's parts take the slots they fill: parts pushed one by one as `message.part` events
+/// arrive grow one slot at a time from empty (`Vec` would allocate four for the first: 840 bytes
+/// of wasm32 memory never used per message of one part).
+#[test]
+fn parts_take_the_memory_they_fill() {
+    for name in ["run-stream.sse", "await-stream.sse", "resume-stream.sse"] {
+        let mut s = AcpStream::new(AcpOptions::default());
+        s.feed(&fixture(name));
+        s.finish();
+        let output = &s.run().output;
+        assert!(output.iter().any(|m| m.parts.len() == 1), "{name}");
+        for m in output {
+            assert_eq!(
+                m.parts.capacity(),
+                m.parts.len().next_power_of_two(),
+                "{name}"
+            );
+        }
+    }
+}

@@ -903,7 +903,7 @@ impl Assembler {
         cutter.opt_string(&mut part.content_url);
         self.tally(m).grow(p, cutter.used());
         let len = part.content.as_ref().map_or(0, String::len);
-        self.run.output[m].parts.push(part);
+        limits::push_part(&mut self.run.output[m].parts, part);
         self.pending.push(Pending::Part {
             msg: m,
             part: p,

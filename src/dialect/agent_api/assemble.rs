@@ -917,7 +917,7 @@ impl Assembler {
         if pos < self.response.output[m].content.len() {
             self.materialize_message(m);
         }
-        self.response.output[m].content.insert(pos, content);
+        limits::insert_part(&mut self.response.output[m].content, pos, content);
     }
 
     /// The tally of message `m` (created on first use).
@@ -1397,7 +1397,7 @@ impl Assembler {
                     if c.status.is_none() {
                         c.status.clone_from(&message_status);
                     }
-                    contents.insert(pos, c);
+                    limits::insert_part(contents, pos, c);
                     pos
                 }
             };

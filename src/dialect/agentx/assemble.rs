@@ -796,7 +796,7 @@ impl Assembler {
             }
             _ => None,
         };
-        message.parts.push(part);
+        limits::push_part(&mut message.parts, part);
         self.pending.push(Pending::Part {
             msg: m,
             pos,
