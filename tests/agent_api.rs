@@ -1245,9 +1245,9 @@ fn a_held_high_half_not_followed_by_its_low_half_is_kept_as_a_replacement_charac
 }
 
 /// A message's contents take the slots they fill: the first content of a message allocates one
-/// (`Vec` would allocate four, 1,056 bytes of wasm32 memory never used per message of one content
-/// in an assembler that keeps every message), whether it came by a content event or only in the
-/// message's final `message` event; more grow by doubling.
+/// (`Vec` would allocate four: three `Content`s of wasm32 memory never used per message of one
+/// content, in an assembler that keeps every message), whether it came by a content event or only
+/// in the message's final `message` event; more grow by doubling.
 #[test]
 fn contents_take_the_memory_they_fill() {
     let bytes = common::fixture("agentscope-runtime/process-text.sse");

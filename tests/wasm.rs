@@ -354,3 +354,18 @@ async fn a_non_event_stream_answer_is_a_protocol_error_with_status_and_body() {
     );
     assert!(e.is_instance_of::<js_sys::Error>());
 }
+
+/// What an assembler keeps per message and part, in wasm32: the models' rarely set fields
+/// (`usage`, `metadata`, `error`; ACP's part `metadata`) are boxed, so a kept message of one text
+/// content takes 176 + 288 bytes before its strings, not 328 + 352 (docs/performance-log.md, stop
+/// 48). A field added inline would show here.
+#[wasm_bindgen_test]
+fn kept_models_are_small_in_wasm32() {
+    use agentwire::dialect::{acp, agent_api, agentx};
+    use std::mem::size_of;
+    assert_eq!(size_of::<agent_api::Message>(), 176);
+    assert_eq!(size_of::<agent_api::Content>(), 288);
+    assert_eq!(size_of::<acp::MessagePart>(), 112);
+    assert_eq!(size_of::<acp::Message>(), 96);
+    assert_eq!(size_of::<agentx::Part>(), 128);
+}

@@ -1208,7 +1208,7 @@ impl Assembler {
                             content: p.content.as_deref().map(|c| c.get(..*len).unwrap_or(c)),
                             content_encoding: p.content_encoding.as_ref(),
                             content_url: p.content_url.as_deref(),
-                            metadata: p.metadata.as_ref(),
+                            metadata: p.metadata.as_deref(),
                             extra: &p.extra,
                         },
                     })

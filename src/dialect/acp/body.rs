@@ -24,7 +24,7 @@ impl MessagePart {
     /// A part's unknown fields (`extra`) stay on the `MessagePart`; the body view does not carry them.
     pub fn to_body_part(&self, status: PartStatus) -> Part {
         let content_type = self.content_type.clone().unwrap_or_default();
-        let kind = match &self.metadata {
+        let kind = match self.metadata.as_deref() {
             Some(PartMetadata::Trajectory(t)) => match (&t.tool_name, &t.tool_output) {
                 (Some(_), Some(_)) => PartKind::ToolResult,
                 (Some(_), None) => PartKind::ToolCall,
@@ -32,7 +32,7 @@ impl MessagePart {
             },
             _ => kind_of(&content_type),
         };
-        let metadata = self.metadata.as_ref().map(|m| {
+        let metadata = self.metadata.as_deref().map(|m| {
             let mut map = m.to_map();
             if let PartMetadata::Trajectory(t) = m {
                 if let Some(tool) = &t.tool_name {
@@ -77,7 +77,7 @@ impl MessagePart {
             content: part.content.clone(),
             content_encoding: Some(part.content_encoding.clone()),
             content_url: part.content_url.clone(),
-            metadata,
+            metadata: metadata.map(Box::new),
             extra: JsonMap::new(),
         }
     }

@@ -239,7 +239,7 @@ impl<'a> RawPart<'a> {
                 .content_encoding
                 .unwrap_or(Some(ContentEncoding::Plain)),
             content_url: self.content_url,
-            metadata: self.metadata,
+            metadata: self.metadata.map(Box::new),
             extra: self.extra,
         }
     }
@@ -251,7 +251,7 @@ impl<'a> RawPart<'a> {
             content: part.content.map(|c| CowStr(c.into())),
             content_encoding: Some(part.content_encoding),
             content_url: part.content_url,
-            metadata: part.metadata,
+            metadata: part.metadata.map(|m| *m),
             extra: part.extra,
             cut_pair: (None, None),
         }

@@ -320,7 +320,9 @@ pub struct MessagePart {
     /// Where the content is, instead of inline (kept as sent; the SDK normalizes it as a URL).
     #[serde(default)]
     pub content_url: Option<String>,
-    /// Citation or trajectory metadata.
+    /// Citation or trajectory metadata. Boxed: most parts have none, an assembler keeps every
+    /// part of a run, and inline a `PartMetadata` is 168 bytes in wasm32, a box 4 (a `MessagePart`
+    /// is 112 bytes, not 280).
     #[serde(default)]
     #[cfg_attr(
         target_arch = "wasm32",
@@ -328,7 +330,7 @@ pub struct MessagePart {
             type = "({ kind: \"citation\" } & AcpCitationMetadata) | ({ kind: \"trajectory\" } & AcpTrajectoryMetadata) | Record<string, JsonValue> | null"
         )
     )]
-    pub metadata: Option<PartMetadata>,
+    pub metadata: Option<Box<PartMetadata>>,
     /// Fields this version does not know, kept as sent (the SDK allows extra fields on parts).
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
@@ -1221,7 +1223,9 @@ mod tests {
     #[test]
     fn compress_joins_only_plain_unnamed_text_without_metadata() {
         let cited = MessagePart {
-            metadata: Some(PartMetadata::Citation(CitationMetadata::default())),
+            metadata: Some(Box::new(
+                PartMetadata::Citation(CitationMetadata::default()),
+            )),
             ..MessagePart::text("[1]")
         };
         let b64 = MessagePart {

@@ -705,7 +705,7 @@ impl Assembler {
             "" if raw.error().is_some() => {
                 let info = raw.error().map(error_info).unwrap_or_default();
                 self.response.status = RunStatus::Failed;
-                self.response.error = Some(info.clone());
+                self.response.error = Some(Box::new(info.clone()));
                 self.push_issue(Severity::Error, AgentApiError::Server { error: info });
                 self.end();
             }
@@ -1328,7 +1328,8 @@ impl Assembler {
         }
         replace_opt(&mut target.error, error);
         target.extra.extend(extra);
-        let failed = (target.status == Some(RunStatus::Failed)).then(|| target.error.clone());
+        let failed =
+            (target.status == Some(RunStatus::Failed)).then(|| target.error.as_deref().cloned());
         if !content.is_empty() && !capped {
             self.reconcile_contents(m, content);
         }
@@ -1463,11 +1464,16 @@ impl Assembler {
         let status = self.response.status.clone();
         if status.is_terminal() {
             if status == RunStatus::Failed {
-                let error = self.response.error.clone().unwrap_or_else(|| ErrorInfo {
-                    code: "failed".into(),
-                    message: "the response failed".into(),
-                    extra: JsonMap::new(),
-                });
+                let error = self
+                    .response
+                    .error
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_else(|| ErrorInfo {
+                        code: "failed".into(),
+                        message: "the response failed".into(),
+                        extra: JsonMap::new(),
+                    });
                 self.push_issue(Severity::Error, AgentApiError::Server { error });
             }
             self.end();

@@ -151,7 +151,7 @@ impl ResponseBuilder {
     /// Status `failed` with `error`, with the `output` built so far.
     #[inline]
     pub fn failed(&mut self, error: ErrorInfo) -> AgentEvent {
-        lock(&self.state).response.error = Some(error);
+        lock(&self.state).response.error = Some(Box::new(error));
         self.emit(RunStatus::Failed)
     }
 
