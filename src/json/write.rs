@@ -51,80 +51,22 @@ pub(crate) fn write_u32(out: &mut String, mut n: u32) {
     }
 }
 
-/// Appends a value serialized by serde_json to `out`, through `scratch` (reused between calls so
-/// that no allocation happens per value). Writes `null` if serialization fails (it cannot for the
-/// crate's own types, which have no non-string map keys). For the updates of the streaming path:
-/// a large value is written by [`write_large_value`].
-pub(crate) fn write_value<T: serde::Serialize + ?Sized>(
-    out: &mut String,
-    scratch: &mut Vec<u8>,
-    value: &T,
-) {
-    scratch.clear();
-    match serde_json::to_writer(&mut *scratch, value) {
-        Ok(()) => match std::str::from_utf8(scratch) {
-            Ok(s) => out.push_str(s),
-            Err(_) => out.push_str("null"),
-        },
-        Err(_) => out.push_str("null"),
-    }
-}
-
-/// Appends a value serialized by serde_json to `out` as [`write_value`] does, but straight into
-/// the string, with no buffer between: a response of megabytes (`response()`, the `done` update)
-/// is then not held twice, nor left behind in a buffer as large as itself. The pieces serde_json
-/// writes go through a 512-byte buffer on the stack, checked as UTF-8 and appended a buffer at a
-/// time. By callgrind (docs/performance-log.md, stop 48), the bench's stream then costs 0.3% more
-/// instructions per event than through `write_value` (its `done` update writes the whole
-/// response), where checking and appending each piece on its own had cost 3.5%, and writing every
-/// update so 4.7%: small updates keep `write_value`.
-pub(crate) fn write_large_value<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
+/// Appends a value serialized by serde_json to `out`, straight into the string (no buffer between:
+/// a response of megabytes is not held twice). Writes `null` if serialization fails (it cannot for
+/// the crate's own types, which have no non-string map keys).
+pub(crate) fn write_value<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
     let start = out.len();
-    let mut writer = StrWriter {
-        out: &mut *out,
-        buf: [0; StrWriter::BUF],
-        len: 0,
-    };
-    let written = serde_json::to_writer(&mut writer, value).is_ok() && writer.drain().is_ok();
-    if !written {
+    if serde_json::to_writer(StrWriter(out), value).is_err() {
         out.truncate(start);
         out.push_str("null");
     }
 }
 
-/// An `io::Write` that appends to a `String` through a small buffer of whole pieces, checked as
-/// UTF-8 a buffer at a time. serde_json writes whole characters in each call (string contents as
-/// slices of the `str` between the ASCII bytes it escapes; numbers and punctuation as ASCII), so
-/// the buffer always ends on a character boundary; bytes that were not UTF-8 would be an error
-/// (and [`write_large_value`] would write `null`), never a broken string. The buffer keeps
-/// serde_json's many small writes (a quote, a colon, a name) from each paying for a check and an
-/// append.
-struct StrWriter<'a> {
-    out: &'a mut String,
-    buf: [u8; StrWriter::BUF],
-    len: usize,
-}
-
-impl StrWriter<'_> {
-    const BUF: usize = 512;
-
-    /// Appends the buffered pieces to the string.
-    fn drain(&mut self) -> std::io::Result<()> {
-        let pieces = self.buf.get(..self.len).unwrap_or_default();
-        self.len = 0;
-        push_utf8(self.out, pieces)
-    }
-}
-
-fn push_utf8(out: &mut String, bytes: &[u8]) -> std::io::Result<()> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => {
-            out.push_str(s);
-            Ok(())
-        }
-        Err(_) => Err(std::io::ErrorKind::InvalidData.into()),
-    }
-}
+/// An `io::Write` that appends to a `String`, checking each piece as UTF-8 on its own. serde_json
+/// writes whole characters in each call (string contents as slices of the `str` between the
+/// ASCII bytes it escapes; numbers and punctuation as ASCII), so every piece is valid; one that
+/// was not would be an error (and [`write_value`] would write `null`), never a broken string.
+struct StrWriter<'a>(&'a mut String);
 
 impl std::io::Write for StrWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -132,25 +74,18 @@ impl std::io::Write for StrWriter<'_> {
         Ok(buf.len())
     }
 
-    fn write_all(&mut self, piece: &[u8]) -> std::io::Result<()> {
-        if let Some(room) = self.buf.get_mut(self.len..self.len + piece.len()) {
-            room.copy_from_slice(piece);
-            self.len += piece.len();
-            return Ok(());
-        }
-        self.drain()?;
-        match self.buf.get_mut(..piece.len()) {
-            Some(room) => {
-                room.copy_from_slice(piece);
-                self.len = piece.len();
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match std::str::from_utf8(buf) {
+            Ok(s) => {
+                self.0.push_str(s);
                 Ok(())
             }
-            None => push_utf8(self.out, piece),
+            Err(_) => Err(std::io::ErrorKind::InvalidData.into()),
         }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.drain()
+        Ok(())
     }
 }
 
@@ -165,27 +100,11 @@ mod tests {
     fn a_value_that_fails_is_null_with_nothing_half_written() {
         let map = std::collections::BTreeMap::from([((1, 2), 3)]);
         let mut out = String::from("[");
-        write_large_value(&mut out, &vec![map]);
+        write_value(&mut out, &vec![map]);
         assert!(
             serde_json::to_string(&vec![std::collections::BTreeMap::from([((1, 2), 3)])]).is_err()
         );
         assert_eq!(out, "[null");
-    }
-
-    /// Pieces longer than the writer's buffer, and pieces that fill it exactly, after others.
-    #[test]
-    fn long_pieces_are_written_whole() {
-        for n in [0, 1, 170, 171, 509, 510, 511, 512, 513, 2000] {
-            let value =
-                serde_json::json!(["x".repeat(n), "é€😀".repeat(n), {"k": "\u{1}".repeat(n)}]);
-            let mut out = String::from("[");
-            write_large_value(&mut out, &value);
-            assert_eq!(
-                out,
-                format!("[{}", serde_json::to_string(&value).unwrap()),
-                "{n}"
-            );
-        }
     }
 
     proptest! {
@@ -204,13 +123,14 @@ mod tests {
             s in "\\PC*|[\u{0}-\u{1f}\"\\\\a-zé€😀]*",
         ) {
             let mut out = String::from("[1,");
-            write_large_value(&mut out, &value);
+            write_value(&mut out, &value);
             out.push(',');
-            write_value(&mut out, &mut Vec::new(), &s);
-            out.push(',');
-            write_large_value(&mut out, &s);
-            let s = serde_json::to_string(&s).unwrap();
-            let expected = format!("[1,{},{s},{s}", serde_json::to_string(&value).unwrap());
+            write_value(&mut out, &s);
+            let expected = format!(
+                "[1,{},{}",
+                serde_json::to_string(&value).unwrap(),
+                serde_json::to_string(&s).unwrap()
+            );
             prop_assert_eq!(out, expected);
         }
 

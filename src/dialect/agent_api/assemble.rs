@@ -17,7 +17,7 @@ use super::AgentApiError;
 use crate::error::ErrorCode;
 pub use crate::error::Severity;
 use crate::json::scan::eq_words;
-use crate::json::write::{write_large_value, write_value};
+use crate::json::write::write_value;
 use crate::sse::{
     Admission, EventCursor, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
 };
@@ -272,8 +272,6 @@ impl Pending {
 #[derive(Debug, Clone)]
 pub struct Assembler {
     options: AssemblerOptions,
-    /// Reused buffer for serializing updates.
-    scratch: Vec<u8>,
     response: AgentResponse,
     /// Position of each message with an id. A hash map, where the crate's other maps of ids are
     /// `BTreeMap`s (smaller in the wasm module): this one and `released` as a `BTreeMap` and a
@@ -350,7 +348,6 @@ impl Assembler {
     pub fn new(options: AssemblerOptions) -> Self {
         Self {
             options,
-            scratch: Vec::new(),
             response: AgentResponse::default(),
             ids: HashMap::new(),
             last_msg: None,
@@ -1598,7 +1595,7 @@ impl Assembler {
             }
             match text_delta_of(&self.response, &self.kept, p) {
                 Some((msg_id, index, delta)) => write_text_delta(out, msg_id, index, delta),
-                None => write_pending(out, &mut self.scratch, &self.response, p),
+                None => write_pending(out, &self.response, p),
             }
         }
         out.push(']');
@@ -1616,7 +1613,6 @@ impl Assembler {
         out.clear();
         out.json.push('[');
         let mut first = true;
-        let scratch = &mut self.scratch;
         let mut i = 0;
         while i < self.pending.len() {
             // Deltas that continue one another's text (per event: a content's deltas of one
@@ -1653,11 +1649,11 @@ impl Assembler {
                     // The pending update is dropped below: its text is taken, not copied.
                     StreamUpdate::Content { content, .. } if split::text_is_last(content) => {
                         let text = content.text.take().unwrap_or_default();
-                        write_value(&mut out.json, scratch, &**u);
+                        write_value(&mut out.json, &**u);
                         out.push_content_text(&text);
                     }
                     u => {
-                        write_value(&mut out.json, scratch, &*u);
+                        write_value(&mut out.json, &*u);
                         out.table.push(SplitUpdates::JSON);
                     }
                 },
@@ -1808,19 +1804,18 @@ fn text_delta_of<'a>(
     }
 }
 
-/// Writes a [`StreamUpdate::Done`] with `response` as serde would (straight into `out`: the
-/// response can be megabytes).
+/// Writes a [`StreamUpdate::Done`] with `response` as serde would.
 fn write_done(out: &mut String, response: &AgentResponse) {
     out.push_str("{\"type\":\"done\",\"response\":");
-    write_large_value(out, response);
+    write_value(out, response);
     out.push('}');
 }
 
 /// Writes a pending update that is not a text delta as JSON (through serde).
-fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse, p: &Pending) {
+fn write_pending(out: &mut String, response: &AgentResponse, p: &Pending) {
     match p {
         Pending::Done => write_done(out, response),
-        Pending::Owned(u) => write_value(out, scratch, &**u),
+        Pending::Owned(u) => write_value(out, &**u),
         Pending::Text { .. } | Pending::Kept { .. } => {}
     }
 }
