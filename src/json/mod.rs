@@ -351,7 +351,7 @@ pub fn write_json_value(out: &mut String, value: &serde_json::Value) {
         Value::String(s) => write::write_str(out, s),
         Value::Array(a) if a.is_empty() => out.push_str("[]"),
         Value::Object(m) if m.is_empty() => out.push_str("{}"),
-        _ => write::write_value(out, value),
+        _ => write::write_value(out, &mut Vec::new(), value),
     }
 }
 

@@ -272,6 +272,8 @@ impl Pending {
 #[derive(Debug, Clone)]
 pub struct Assembler {
     options: AssemblerOptions,
+    /// Reused buffer for serializing updates.
+    scratch: Vec<u8>,
     response: AgentResponse,
     /// Position of each message with an id. A hash map, where the crate's other maps of ids are
     /// `BTreeMap`s (smaller in the wasm module): this one and `released` as a `BTreeMap` and a
@@ -348,6 +350,7 @@ impl Assembler {
     pub fn new(options: AssemblerOptions) -> Self {
         Self {
             options,
+            scratch: Vec::new(),
             response: AgentResponse::default(),
             ids: HashMap::new(),
             last_msg: None,
@@ -1595,7 +1598,7 @@ impl Assembler {
             }
             match text_delta_of(&self.response, &self.kept, p) {
                 Some((msg_id, index, delta)) => write_text_delta(out, msg_id, index, delta),
-                None => write_pending(out, &self.response, p),
+                None => write_pending(out, &mut self.scratch, &self.response, p),
             }
         }
         out.push(']');
@@ -1613,6 +1616,7 @@ impl Assembler {
         out.clear();
         out.json.push('[');
         let mut first = true;
+        let scratch = &mut self.scratch;
         let mut i = 0;
         while i < self.pending.len() {
             // Deltas that continue one another's text (per event: a content's deltas of one
@@ -1643,17 +1647,21 @@ impl Assembler {
             }
             first = false;
             match p {
-                Pending::Done => out.push_done(&mut self.response, write_done),
+                Pending::Done => {
+                    out.push_done(&mut self.response, |json, r| write_done(json, scratch, r))
+                }
                 Pending::Owned(u) => match &mut **u {
-                    StreamUpdate::Done { response } => out.push_done(response, write_done),
+                    StreamUpdate::Done { response } => {
+                        out.push_done(response, |json, r| write_done(json, scratch, r))
+                    }
                     // The pending update is dropped below: its text is taken, not copied.
                     StreamUpdate::Content { content, .. } if split::text_is_last(content) => {
                         let text = content.text.take().unwrap_or_default();
-                        write_value(&mut out.json, &**u);
+                        write_value(&mut out.json, scratch, &**u);
                         out.push_content_text(&text);
                     }
                     u => {
-                        write_value(&mut out.json, &*u);
+                        write_value(&mut out.json, scratch, &*u);
                         out.table.push(SplitUpdates::JSON);
                     }
                 },
@@ -1670,7 +1678,7 @@ impl Assembler {
     /// out of the response while its JSON is written; they are put back, and the response is
     /// unchanged afterwards.
     pub fn response_split(&mut self, out: &mut SplitUpdates) {
-        split::write_response(out, &mut self.response);
+        split::write_response(out, &mut self.scratch, &mut self.response);
     }
 }
 
@@ -1805,17 +1813,17 @@ fn text_delta_of<'a>(
 }
 
 /// Writes a [`StreamUpdate::Done`] with `response` as serde would.
-fn write_done(out: &mut String, response: &AgentResponse) {
+fn write_done(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse) {
     out.push_str("{\"type\":\"done\",\"response\":");
-    write_value(out, response);
+    write_value(out, scratch, response);
     out.push('}');
 }
 
 /// Writes a pending update that is not a text delta as JSON (through serde).
-fn write_pending(out: &mut String, response: &AgentResponse, p: &Pending) {
+fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse, p: &Pending) {
     match p {
-        Pending::Done => write_done(out, response),
-        Pending::Owned(u) => write_value(out, &**u),
+        Pending::Done => write_done(out, scratch, response),
+        Pending::Owned(u) => write_value(out, scratch, &**u),
         Pending::Text { .. } | Pending::Kept { .. } => {}
     }
 }

@@ -484,9 +484,13 @@ fn put_texts(
 }
 
 /// Writes `response` in split form to `out` (cleared first): see [`SplitUpdates`].
-pub(super) fn write_response(out: &mut SplitUpdates, response: &mut AgentResponse) {
+pub(super) fn write_response(
+    out: &mut SplitUpdates,
+    scratch: &mut Vec<u8>,
+    response: &mut AgentResponse,
+) {
     out.clear();
-    out.push_response(response, write_value);
+    out.push_response(response, |json, r| write_value(json, scratch, r));
 }
 
 /// `n` as its high and low 32 bits (`(0, 0)` for `None`).
