@@ -69,6 +69,28 @@ pub(crate) fn write_value<T: serde::Serialize + ?Sized>(
     }
 }
 
+/// Appends a large value serialized by serde_json to `out`, written straight into `out`'s own
+/// buffer: for the response at a stream's end, which [`write_value`] would hold twice while it is
+/// copied (its scratch buffer, grown to the response's size and kept, and `out`). The same serde_json
+/// writer as [`write_value`]'s (`&mut Vec<u8>`), so no serde code is compiled twice. The whole of
+/// `out` is checked as UTF-8 afterwards (once per value), so [`write_value`] suits many small
+/// values. Writes `null` if serialization fails (it cannot for the crate's own types).
+pub(crate) fn write_large_value<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    let len = bytes.len();
+    if serde_json::to_writer(&mut bytes, value).is_err() {
+        bytes.truncate(len);
+        bytes.extend_from_slice(b"null");
+    }
+    *out = String::from_utf8(bytes).unwrap_or_else(|e| {
+        // Unreachable: serde_json writes UTF-8, and the text before `len` was a `String`.
+        let mut bytes = e.into_bytes();
+        bytes.truncate(len);
+        bytes.extend_from_slice(b"null");
+        String::from_utf8(bytes).unwrap_or_default()
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +109,15 @@ mod tests {
             let mut out = String::from("x");
             write_u32(&mut out, n);
             prop_assert_eq!(out, format!("x{n}"));
+        }
+
+        #[test]
+        fn large_values_are_appended_as_serde_json_writes_them(
+            before in "\\PC*", v in proptest::collection::vec(("\\PC*", any::<u32>()), 0..8)
+        ) {
+            let mut out = before.clone();
+            write_large_value(&mut out, &v);
+            prop_assert_eq!(out, before + &serde_json::to_string(&v).unwrap());
         }
     }
 }

@@ -17,7 +17,7 @@ use super::AgentApiError;
 use crate::error::ErrorCode;
 pub use crate::error::Severity;
 use crate::json::scan::eq_words;
-use crate::json::write::write_value;
+use crate::json::write::{write_large_value, write_value};
 use crate::sse::{
     Admission, EventCursor, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
 };
@@ -1647,13 +1647,9 @@ impl Assembler {
             }
             first = false;
             match p {
-                Pending::Done => {
-                    out.push_done(&mut self.response, |json, r| write_done(json, scratch, r))
-                }
+                Pending::Done => out.push_done(&mut self.response, write_done),
                 Pending::Owned(u) => match &mut **u {
-                    StreamUpdate::Done { response } => {
-                        out.push_done(response, |json, r| write_done(json, scratch, r))
-                    }
+                    StreamUpdate::Done { response } => out.push_done(response, write_done),
                     // The pending update is dropped below: its text is taken, not copied.
                     StreamUpdate::Content { content, .. } if split::text_is_last(content) => {
                         let text = content.text.take().unwrap_or_default();
@@ -1678,7 +1674,7 @@ impl Assembler {
     /// out of the response while its JSON is written; they are put back, and the response is
     /// unchanged afterwards.
     pub fn response_split(&mut self, out: &mut SplitUpdates) {
-        split::write_response(out, &mut self.scratch, &mut self.response);
+        split::write_response(out, &mut self.response);
     }
 }
 
@@ -1812,17 +1808,18 @@ fn text_delta_of<'a>(
     }
 }
 
-/// Writes a [`StreamUpdate::Done`] with `response` as serde would.
-fn write_done(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse) {
+/// Writes a [`StreamUpdate::Done`] with `response` as serde would (straight into `out`: the
+/// response is the largest value a stream writes).
+fn write_done(out: &mut String, response: &AgentResponse) {
     out.push_str("{\"type\":\"done\",\"response\":");
-    write_value(out, scratch, response);
+    write_large_value(out, response);
     out.push('}');
 }
 
 /// Writes a pending update that is not a text delta as JSON (through serde).
 fn write_pending(out: &mut String, scratch: &mut Vec<u8>, response: &AgentResponse, p: &Pending) {
     match p {
-        Pending::Done => write_done(out, scratch, response),
+        Pending::Done => write_done(out, response),
         Pending::Owned(u) => write_value(out, scratch, &**u),
         Pending::Text { .. } | Pending::Kept { .. } => {}
     }

@@ -4,7 +4,7 @@
 
 use super::model::{AgentResponse, Content, Message};
 use super::StreamUpdate;
-use crate::json::write::write_value;
+use crate::json::write::write_large_value;
 
 /// Stream updates (written by
 /// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
@@ -484,13 +484,9 @@ fn put_texts(
 }
 
 /// Writes `response` in split form to `out` (cleared first): see [`SplitUpdates`].
-pub(super) fn write_response(
-    out: &mut SplitUpdates,
-    scratch: &mut Vec<u8>,
-    response: &mut AgentResponse,
-) {
+pub(super) fn write_response(out: &mut SplitUpdates, response: &mut AgentResponse) {
     out.clear();
-    out.push_response(response, |json, r| write_value(json, scratch, r));
+    out.push_response(response, write_large_value);
 }
 
 /// `n` as its high and low 32 bits (`(0, 0)` for `None`).
