@@ -86,7 +86,7 @@ fn stream(chunks: &[&[u8]], options: AssemblerOptions, drain: Drain) -> usize {
         }
         Drain::Split => {
             stream.assembler_mut().drain_updates_split(&mut split);
-            split.json.len() + split.text.len() + split.table.len() + split.response_texts.len()
+            split.json.len() + split.text.len() + split.table.len()
         }
     };
     for c in chunks {

@@ -111,20 +111,18 @@ pub struct JsAgentStreamDecoder {
 extern "C" {
     /// Builds the `StreamUpdate[]` of one drain from its split form, appended to `into` (an
     /// array) or to a new array (`undefined`); returns that array. `text` crosses as a
-    /// `Uint16Array` view into wasm memory (UTF-16 code units); `response_texts` (the texts of
-    /// a `done` update's response) as a string. `None` stands for an empty `[]` JSON or text
-    /// (not decoded out of wasm memory, as a string argument always is).
+    /// `Uint16Array` view into wasm memory (UTF-16 code units). `None` stands for an empty `[]`
+    /// JSON or text (not decoded out of wasm memory, as a string argument always is).
     #[wasm_bindgen(js_name = buildStreamUpdates, catch)]
     fn build_stream_updates(
         json: Option<&str>,
         text: Option<&[u16]>,
         table: &[u32],
         into: &JsValue,
-        response_texts: Option<&str>,
     ) -> Result<JsValue, JsValue>;
-    /// Builds the `AgentResponse` from its split form (its texts cross as a string).
+    /// Builds the `AgentResponse` from its split form.
     #[wasm_bindgen(js_name = buildResponse, catch)]
-    fn build_response(json: &str, texts: &str, table: &[u32]) -> Result<JsValue, JsValue>;
+    fn build_response(json: &str, text: &[u16], table: &[u32]) -> Result<JsValue, JsValue>;
 }
 
 impl JsAgentStreamDecoder {
@@ -157,9 +155,7 @@ impl JsAgentStreamDecoder {
         }
         let json = (split.json != "[]").then_some(split.json.as_str());
         let text = (!split.text.is_empty()).then_some(split.text.as_slice());
-        let response_texts =
-            (!split.response_texts.is_empty()).then_some(split.response_texts.as_str());
-        build_stream_updates(json, text, &split.table, into, response_texts)
+        build_stream_updates(json, text, &split.table, into)
     }
 
     /// Feeds a network chunk and returns its updates as one JS array. The chunk is copied into
@@ -202,7 +198,7 @@ impl JsAgentStreamDecoder {
     pub(crate) fn response_js(&mut self) -> Result<JsValue, JsValue> {
         let split = &mut self.split;
         self.stream.assembler_mut().response_split(split);
-        let response = build_response(&split.json, &split.response_texts, &split.table);
+        let response = build_response(&split.json, &split.text, &split.table);
         self.release_buffers();
         response
     }

@@ -2,8 +2,8 @@
 // `agentwire::dialect::agent_api::SplitUpdates`, written by `Assembler::drain_updates_split`):
 // plain message and content updates and text deltas as numbers in a table, the other updates as
 // one JSON text, and every string of the table and the streamed text (the deltas, and the texts
-// of `content` updates) as offsets into one string, and a response's texts (of a `done` update)
-// as offsets into another, so that text is neither escaped in wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this file next to
+// of `content` and `done` updates) as offsets into one string, so that text is neither escaped in
+// wasm nor parsed here. Imported by src/wasm/agent_api.rs (wasm-bindgen copies this file next to
 // the glue, under snippets/). Only fixed keys are ever assigned, never one read from the input.
 
 const JSON_ENTRY = 0;
@@ -41,15 +41,14 @@ function putTexts(response, text, table, i) {
  * text contents, and those texts.
  *
  * @param {string} json the response's JSON, without those texts
- * @param {string} texts the texts, one after another (decoded from UTF-8 by the glue: half the
- *   wasm memory UTF-16 would take, for what is most of a long response)
+ * @param {Uint16Array} text the texts, in UTF-16 code units (a view into wasm memory)
  * @param {Uint32Array} table their count, then per text: message position, content position,
- *   start, end (UTF-16 offsets into `texts`; a view into wasm memory)
+ *   start, end (a view into wasm memory)
  * @returns {object} the response (`AgentResponse`)
  */
-export function buildResponse(json, texts, table) {
+export function buildResponse(json, text, table) {
   const response = JSON.parse(json);
-  putTexts(response, texts, table, 0);
+  putTexts(response, utf16(text), table, 0);
   return response;
 }
 
@@ -66,14 +65,11 @@ export function buildResponse(json, texts, table) {
  *   texts (the next update of `json`, a `done`: see `buildResponse`); 4 and a plain message
  *   update, 5 and a plain content update (built here, field by field in serde's order: see
  *   `SplitUpdates::PLAIN_MESSAGE` and `PLAIN_CONTENT` for their numbers). Offsets are indexes into
- *   `text` (a response's texts: into `responseTexts`). A view into wasm memory: read before
- *   anything else runs in wasm.
+ *   `text`. A view into wasm memory: read before anything else runs in wasm.
  * @param {object[] | undefined} into an array to append the updates to (a chunk fed in slices)
- * @param {string | undefined} responseTexts the texts of a `done` update's response (`undefined`:
- *   none, or all empty)
  * @returns {object[]} the updates (`StreamUpdate[]`): `into`, or a new array
  */
-export function buildStreamUpdates(json, text, table, into, responseTexts) {
+export function buildStreamUpdates(json, text, table, into) {
   const others = json === undefined ? [] : JSON.parse(json);
   text = text === undefined ? "" : utf16(text);
   if (table.length === others.length) {
@@ -128,7 +124,7 @@ export function buildStreamUpdates(json, text, table, into, responseTexts) {
       i += 3;
     } else {
       const u = others[next++];
-      i = putTexts(u.response, responseTexts ?? "", table, i + 1);
+      i = putTexts(u.response, text, table, i + 1);
       updates.push(u);
     }
   }

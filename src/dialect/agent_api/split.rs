@@ -9,8 +9,7 @@ use crate::json::write::write_large_value;
 /// Stream updates (written by
 /// [`Assembler::drain_updates_split`](super::Assembler::drain_updates_split)) or a response
 /// (written by [`Assembler::response_split`](super::Assembler::response_split)) in two parts: the
-/// structure as JSON, and streamed text as offsets into one UTF-16 string (a response's texts
-/// into one UTF-8 string, `response_texts`). Text deltas, the most
+/// structure as JSON, and streamed text as offsets into one UTF-16 string. Text deltas, the most
 /// frequent update, are only offsets, and plain message and content updates numbers and offsets;
 /// the text of other `content` updates and of the text contents of a response (`done`, or the
 /// response itself) are left out of the JSON and put back by the reader. A JavaScript reader
@@ -60,18 +59,11 @@ pub struct SplitUpdates {
     ///
     /// A response's texts (also all of `table` for a response): their count `n`, then `n` times
     /// the message's position in `output`, the content's position in its `content`, the text's
-    /// start and end in `response_texts`.
+    /// start and end.
     ///
-    /// Offsets are indexes into `text` or, for a response's texts, into `response_texts`, in
-    /// UTF-16 code units (as JavaScript's `String.prototype.substring` takes them); one split
-    /// form holds less than 4 Gi code units.
+    /// Offsets are indexes into `text` (as JavaScript's `String.prototype.substring` takes
+    /// them); one split form holds less than 4 Gi code units.
     pub table: Vec<u32>,
-    /// The texts of a response (of a `done` update, or the response itself), one after another,
-    /// in UTF-8: a JavaScript reader decodes them into one string. A response's texts are most of
-    /// its size at the end of a long stream, and UTF-8 is half the memory their UTF-16 in `text`
-    /// would take (for example 3.2 against 6.5 MiB for the 3.4 MB of text of a 100 MB stream).
-    /// Their offsets in `table` are in UTF-16 code units of that string.
-    pub response_texts: String,
     /// The last message id written to `text`: its range, and the address and length of the
     /// string it was written from.
     last_id: Option<LastId>,
@@ -107,12 +99,11 @@ impl SplitUpdates {
     /// A `table` entry: a plain `content` update, whose sixteen numbers follow.
     pub const PLAIN_CONTENT: u32 = 5;
 
-    /// Empties the four parts (their buffers are kept).
+    /// Empties the three parts (their buffers are kept).
     pub fn clear(&mut self) {
         self.json.clear();
         self.text.clear();
         self.table.clear();
-        self.response_texts.clear();
         self.last_id = None;
     }
 
@@ -303,18 +294,14 @@ impl SplitUpdates {
         }
         write(&mut self.json, response);
         self.table.push(clamp(taken.len()));
-        // The whole response's texts at once: one allocation of their length, rather than growth
-        // by doubling (which, for the response at the end of a long stream, had held up to twice
-        // the texts, and the copy beside it while it grew).
-        self.response_texts
+        // The whole response's texts at once: one allocation of at most their byte length in
+        // code units, rather than growth by doubling (which, for the response at the end of a
+        // long stream, had held up to twice the texts, and the copy beside it while it grew).
+        self.text
             .reserve(taken.iter().map(|(_, _, t)| t.len()).sum::<usize>());
         self.table.reserve(4 * taken.len());
-        let mut units = utf16_len(self.response_texts.as_bytes());
         for (m, c, t) in taken {
-            let start = units;
-            units += utf16_len(t.as_bytes());
-            self.response_texts.push_str(&t);
-            let (start, end) = (clamp(start), clamp(units));
+            let (start, end) = self.push_text(&t);
             self.table
                 .extend_from_slice(&[clamp(m), clamp(c), start, end]);
             if let Some(content) = response
@@ -333,7 +320,6 @@ impl SplitUpdates {
     /// assembler writes them, they do).
     pub fn updates_json(&self) -> Option<Vec<serde_json::Value>> {
         let texts = Texts(&self.text);
-        let response_texts: Vec<u16> = self.response_texts.encode_utf16().collect();
         let others = crate::json::parse_value(&self.json).ok()?;
         let serde_json::Value::Array(others) = others else {
             return None;
@@ -370,7 +356,6 @@ impl SplitUpdates {
                 }
                 Self::RESPONSE_TEXTS => {
                     let mut u = others.next()?;
-                    let texts = Texts(&response_texts);
                     i = put_texts(u.get_mut("response")?, &texts, t, i + 1)?;
                     out.push(u);
                 }
@@ -446,8 +431,7 @@ impl SplitUpdates {
     /// `None` if the parts do not fit together.
     pub fn response_json(&self) -> Option<serde_json::Value> {
         let mut response = crate::json::parse_value(&self.json).ok()?;
-        let units: Vec<u16> = self.response_texts.encode_utf16().collect();
-        let end = put_texts(&mut response, &Texts(&units), &self.table, 0)?;
+        let end = put_texts(&mut response, &Texts(&self.text), &self.table, 0)?;
         (end == self.table.len()).then_some(response)
     }
 
@@ -699,11 +683,6 @@ mod tests {
                 let got = String::from_utf16(units).ok();
                 prop_assert_eq!(got.as_ref(), Some(piece));
             }
-        }
-
-        #[test]
-        fn utf16_len_is_what_encode_utf16_counts(s in "\\PC*|[a\u{e9}\u{6771}\u{1F600}]*") {
-            prop_assert_eq!(utf16_len(s.as_bytes()), s.encode_utf16().count());
         }
 
         #[test]
