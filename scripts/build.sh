@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/:
-#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen), the
-#   functions ordered for gzip (scripts/order-functions.mjs), wasm-opt -Oz again -> the names
+#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen;
+#   with --low-memory-unused), the functions ordered for gzip (scripts/order-functions.mjs),
+#   wasm-opt -Oz again -> the names
 #   between module and glue shortened (scripts/shorten-names.mjs) -> the glue minified (npm
 #   terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from
 #   pkg-template/.
@@ -61,10 +62,17 @@ done
 # gzipped) and `-Oz` again, which keeps that order and writes Binaryen's compact Stack IR. The three
 # targets' modules are the same bytes (wasm-bindgen differs in the glue only): the web one is
 # optimized and copied, and a target whose module differs is optimized on its own.
+# `--low-memory-unused` (as Emscripten's optimized builds pass it): the module never reads or
+# writes its lowest 1 KB, so wasm-opt may fold a constant added to an address into the access's
+# offset (an address that wrapped around would land there). Rust's wasm32 module puts its stack
+# first, growing down from 1 MiB to 0, so only a stack 1 KB short of overflowing reaches it:
+# −1.8 KB gzipped, no change of speed (docs/performance-log.md, stop 50). js/bench/sizes.mjs and
+# variants.mjs pass the same flags (`wasmOptFlags`).
+wasm_opt_flags=(--low-memory-unused -Oz)
 optimize() {
-  node_modules/.bin/wasm-opt -Oz "$1" -o "$1"
+  node_modules/.bin/wasm-opt "${wasm_opt_flags[@]}" "$1" -o "$1"
   node scripts/order-functions.mjs "$1" "$1"
-  node_modules/.bin/wasm-opt -Oz "$1" -o "$1"
+  node_modules/.bin/wasm-opt "${wasm_opt_flags[@]}" "$1" -o "$1"
 }
 for t in bundler node; do
   if cmp -s "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"; then

@@ -155,9 +155,12 @@ export function groupOf(name) {
   return "other / unnamed";
 }
 
+/** `wasm-opt`'s flags as scripts/build.sh passes them (`wasm_opt_flags` there; keep the two alike). */
+export const wasmOptFlags = ["--low-memory-unused", "-Oz"];
+
 /**
  * twiggy on the release wasm with its name section kept: wasm-bindgen (like scripts/build.sh), then
- * `wasm-opt -Oz -g` (the shipped optimization, keeping names). Returns the top items, the groups and
+ * `wasm-opt -Oz -g` (the shipped optimization, `wasmOptFlags`, keeping names). Returns the top items, the groups and
  * the largest monomorphized generics.
  */
 export function twiggyReport() {
@@ -169,7 +172,7 @@ export function twiggyReport() {
   const src = join(root, "target/wasm32-unknown-unknown/release/agentwire_wasm.wasm");
   execFileSync("wasm-bindgen", ["--target", "web", "--keep-debug", "--out-dir", dir, "--out-name", "agentwire", src]);
   const named = join(dir, "agentwire_opt_named.wasm");
-  execFileSync(join(root, "node_modules/.bin/wasm-opt"), ["-Oz", "-g", join(dir, "agentwire_bg.wasm"), "-o", named]);
+  execFileSync(join(root, "node_modules/.bin/wasm-opt"), [...wasmOptFlags, "-g", join(dir, "agentwire_bg.wasm"), "-o", named]);
   // v0-mangled names (the nightly's default) carry each crate's disambiguator (`agentwire[8c1…]::`):
   // dropped, so that names read and group as the legacy ones did.
   const items = JSON.parse(execFileSync("twiggy", ["top", "-f", "json", named], { maxBuffer: 256 * 1024 * 1024 })).map(

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchDir, root } from "./paths.mjs";
-import { compressed } from "./sizes.mjs";
+import { compressed, wasmOptFlags } from "./sizes.mjs";
 
 export const VARIANTS = {
   "the library at opt-level 3 too": { dir: "lib3", env: {}, config: ["profile.release.package.agentwire.opt-level=3"] },
@@ -51,9 +51,9 @@ function build(name, v, say) {
   execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", web, "--out-name", "agentwire", wasm]);
   const file = join(web, "agentwire_bg.wasm");
   const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
-  execFileSync(wasmOpt, ["-Oz", file, "-o", file]);
+  execFileSync(wasmOpt, [...wasmOptFlags, file, "-o", file]);
   execFileSync(process.execPath, [join(root, "scripts/order-functions.mjs"), file, file]);
-  execFileSync(wasmOpt, ["-Oz", file, "-o", file]);
+  execFileSync(wasmOpt, [...wasmOptFlags, file, "-o", file]);
   execFileSync(process.execPath, [join(root, "scripts/shorten-names.mjs"), dir]);
   return web;
 }
