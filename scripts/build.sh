@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/:
-#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen;
+#   cargo (wasm32, release) -> wasm-bindgen (web, bundler, node) -> wasm-opt -Oz (npm binaryen,
 #   with --low-memory-unused), the functions ordered for gzip (scripts/order-functions.mjs),
-#   wasm-opt -Oz again -> the names
-#   between module and glue shortened (scripts/shorten-names.mjs) -> the glue minified (npm
-#   terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json and README from
-#   pkg-template/.
+#   wasm-opt -Oz again -> the names between module and glue shortened (scripts/shorten-names.mjs)
+#   -> the glue minified (npm terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json
+#   and README from pkg-template/.
 # Then the package's smaller entry points, `agentwire/agent-api` and `agentwire/agentx` (pkg/agent-api/,
 # pkg/agentx/): the same TypeScript layer and types over a module built with that cargo feature only.
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those

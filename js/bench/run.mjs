@@ -19,7 +19,7 @@ import { basename, extname, join, normalize, relative, sep } from "node:path";
 import { cpus } from "node:os";
 import { pathToFileURL } from "node:url";
 import { benchDir, here, root, shared } from "./paths.mjs";
-import { featureBuild, packageSizes, twiggyReport } from "./sizes.mjs";
+import { featureBuild, packageSizes, twiggyReport, wasmOptFlags } from "./sizes.mjs";
 import { runNative } from "./native.mjs";
 import { runVariants } from "./variants.mjs";
 
@@ -250,7 +250,7 @@ function printSizes() {
   try {
     const tw = twiggyReport();
     results.sizes.twiggy = tw;
-    console.log(`\nWhere the wasm's ${kb(tw.total)} go (twiggy on ${tw.file}: the release build with names, wasm-opt -Oz -g):`);
+    console.log(`\nWhere the wasm's ${kb(tw.total)} go (twiggy on ${tw.file}: the release build with names, wasm-opt ${wasmOptFlags.join(" ")} -g):`);
     console.log("  by group (shallow bytes):");
     for (const g of tw.groups.slice(0, 30)) console.log(`    ${kb(g.bytes).padStart(9)} ${((100 * g.bytes) / tw.total).toFixed(1).padStart(5)}%  ${g.name} (${g.items} items)`);
     console.log("  top items:");

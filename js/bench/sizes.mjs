@@ -160,8 +160,8 @@ export const wasmOptFlags = ["--low-memory-unused", "-Oz"];
 
 /**
  * twiggy on the release wasm with its name section kept: wasm-bindgen (like scripts/build.sh), then
- * `wasm-opt -Oz -g` (the shipped optimization, `wasmOptFlags`, keeping names). Returns the top items, the groups and
- * the largest monomorphized generics.
+ * `wasm-opt` with `wasmOptFlags` (the shipped optimization) and `-g` (keeping names). Returns the
+ * top items, the groups and the largest monomorphized generics.
  */
 export function twiggyReport() {
   const dir = join(benchDir, "named");
