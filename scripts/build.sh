@@ -44,6 +44,9 @@ opt=${AGENTWIRE_OPT:-speed}
 echo "build: cargo (wasm32-unknown-unknown, release, $rustc_version, std $std, opt $opt) ${features[*]:-}" >&2
 ./scripts/cargo-wasm.sh "${features[@]}"
 wasm=target/wasm32-unknown-unknown/release/agentwire_wasm.wasm
+# The module's layout checked for what `wasm-opt --low-memory-unused` (below) assumes: nothing in
+# its lowest 1 KB (scripts/check-low-memory.mjs).
+node scripts/check-low-memory.mjs "$wasm"
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 have=$(wasm-bindgen --version | awk '{print $2}')
@@ -65,8 +68,8 @@ done
 # writes its lowest 1 KB, so wasm-opt may fold a constant added to an address into the access's
 # offset (an address that wrapped around would land there). Rust's wasm32 module puts its stack
 # first, growing down from 1 MiB to 0, so only a stack 1 KB short of overflowing reaches it:
-# −1.8 KB gzipped, no change of speed (docs/performance-log.md, stop 50). js/bench/sizes.mjs and
-# variants.mjs pass the same flags (`wasmOptFlags`).
+# −1.8 KB gzipped, no change of speed (docs/performance-log.md, stop 50). The layout is checked
+# after cargo (above). js/bench/sizes.mjs and variants.mjs pass the same flags (`wasmOptFlags`).
 wasm_opt_flags=(--low-memory-unused -Oz)
 optimize() {
   node_modules/.bin/wasm-opt "${wasm_opt_flags[@]}" "$1" -o "$1"

@@ -9,6 +9,10 @@
 // scripts/shorten-names.mjs, which renames what the module imports from its glue and exports to
 // `_a`, `_b`, …: no long name is left in the module or in the glue's raw exports' types (the other
 // tests use the package, and so show that module and glue still agree).
+//
+// scripts/check-low-memory.mjs, which checks what `wasm-opt --low-memory-unused` assumes (nothing of
+// the module in its lowest 1 KB): the package's module passes, and modules with a data segment or
+// the stack pointer below 1 KB are refused, naming what is there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -19,6 +23,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import binaryen from "binaryen";
 import { pkgDir, root } from "../helpers.mjs";
+import { lowMemoryProblems } from "../../../scripts/check-low-memory.mjs";
 
 const run = promisify(execFile);
 const script = join(root, "scripts/order-functions.mjs");
@@ -131,5 +136,51 @@ test("the module and its glue call each other by short names", () => {
     assert.ok(declared.length > 20, `${target}: agentwire_bg.wasm.d.ts declares ${declared.length} exports`);
     const names = new Set(exports.map((e) => e.name));
     for (const name of declared) assert.ok(names.has(name), `${target}: agentwire_bg.wasm.d.ts declares ${name}`);
+  }
+});
+
+/** A module with the stack pointer global at `sp` and active data segments at `offsets` (and a passive one). */
+function laidOut(sp, offsets) {
+  const module = new binaryen.Module();
+  module.setFeatures(binaryen.Features.All);
+  module.addGlobal("__stack_pointer", binaryen.i32, true, module.i32.const(sp));
+  const segments = offsets.map((o) => ({ offset: module.i32.const(o), data: [1, 2, 3], passive: false }));
+  module.setMemory(17, 17, "memory", [...segments, { offset: null, data: [4], passive: true }]);
+  assert.ok(module.validate());
+  const bytes = module.emitBinary();
+  module.dispose();
+  return bytes;
+}
+
+test("the module leaves its lowest 1 KB unused, as wasm-opt --low-memory-unused assumes", async () => {
+  for (const target of ["web", "bundler", "node"]) {
+    assert.deepEqual(lowMemoryProblems(readFileSync(join(pkgDir, target, "agentwire_bg.wasm"))), [], target);
+  }
+  // Rust's layout: the stack first (from 1 MiB down), the data from 1 MiB.
+  assert.deepEqual(lowMemoryProblems(laidOut(1 << 20, [1 << 20, (1 << 20) + 64])), []);
+  // wasm-ld's layout without the stack first: data from 1 KB, the stack after it.
+  assert.deepEqual(lowMemoryProblems(laidOut(70000, [1024, 2000])), []);
+  assert.deepEqual(lowMemoryProblems(laidOut(1 << 20, [2048, 16])), [
+    "data segment 1 (3 bytes) starts at 16, below 1024",
+  ]);
+  assert.deepEqual(lowMemoryProblems(laidOut(512, [1 << 20])), [
+    "the stack pointer (global 0) starts at 512, below 1024",
+  ]);
+  // The command line: exit 1 and the reason.
+  const dir = mkdtempSync(join(tmpdir(), "agentwire-low-memory-"));
+  try {
+    const bad = join(dir, "bad.wasm");
+    writeFileSync(bad, laidOut(1 << 20, [0]));
+    await assert.rejects(run(process.execPath, [join(root, "scripts/check-low-memory.mjs"), bad]), (e) => {
+      assert.equal(e.code, 1);
+      assert.match(e.stderr, /data segment 0 \(3 bytes\) starts at 0, below 1024/);
+      return true;
+    });
+    const good = join(dir, "good.wasm");
+    writeFileSync(good, laidOut(1 << 20, [1 << 20]));
+    const { stdout, stderr } = await run(process.execPath, [join(root, "scripts/check-low-memory.mjs"), good]);
+    assert.equal(stdout + stderr, "");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
