@@ -18,24 +18,10 @@
 // Prints what breaks the assumption and exits 1; prints nothing and exits 0 otherwise.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { readLeb, sections } from "./wasm-binary.mjs";
+import { readLeb, readSleb, sections } from "./wasm-binary.mjs";
 
 /** The lowest address the assumption leaves to the module (binaryen's low-memory bound). */
 export const LOW_MEMORY_BOUND = 1024;
-
-/** The signed LEB128 integer at `at` (an `i32.const`'s immediate): `[value, the offset after it]`. */
-function readSleb(bytes, at) {
-  let value = 0;
-  let shift = 0;
-  let byte;
-  do {
-    byte = bytes[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  if (byte & 0x40) value -= 2 ** shift;
-  return [value, at];
-}
 
 /**
  * A constant expression at `at`: `{ value, end }` when it is `i32.const N end`, else
@@ -62,8 +48,10 @@ export function lowMemoryProblems(bytes) {
       const [count, at] = readLeb(bytes, s.start);
       if (count > 0 && bytes[at] === 0x7f && bytes[at + 1] === 1) {
         const { value } = constExpr(bytes, at + 2);
-        if (value === undefined || value < LOW_MEMORY_BOUND) {
-          problems.push(`the stack pointer (global 0) starts at ${value ?? "a non-constant address"}, below ${LOW_MEMORY_BOUND}`);
+        if (value === undefined) {
+          problems.push("the stack pointer (global 0) starts at an address that is not an i32 constant");
+        } else if (value < LOW_MEMORY_BOUND) {
+          problems.push(`the stack pointer (global 0) starts at ${value}, below ${LOW_MEMORY_BOUND}`);
         }
       }
     }

@@ -13,6 +13,20 @@ export function readLeb(bytes, at) {
   }
 }
 
+/** The signed LEB128 integer at `at` (an `i32.const`'s immediate): `[value, the offset after it]`. */
+export function readSleb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  let byte;
+  do {
+    byte = bytes[at++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  if (byte & 0x40) value -= 2 ** shift;
+  return [value, at];
+}
+
 /** `value` as unsigned LEB128 bytes. */
 export function leb(value) {
   const bytes = [];
