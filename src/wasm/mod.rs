@@ -23,6 +23,8 @@
 pub mod acp;
 #[cfg(feature = "agent-api")]
 pub mod agent_api;
+#[cfg(feature = "agent-api-server")]
+pub mod agent_api_server;
 #[cfg(feature = "agentx")]
 pub mod agentx;
 #[cfg(feature = "atlas")]

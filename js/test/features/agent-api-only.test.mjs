@@ -55,6 +55,16 @@ test("tool calls are reported without partial arguments (no tools feature)", asy
   assert.equal(JSON.parse(calls[0].arguments).timezone, "Europe/Paris");
 });
 
+test("a client's build keeps validateAgentRequest and agentContentToPart", () => {
+  const request = aw.validateAgentRequest({ input: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], temperature: 1 });
+  assert.equal(request.input[0].content[0].text, "Hi");
+  assert.throws(() => aw.validateAgentRequest({ input: [], top_p: 2 }), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range");
+  const part = aw.agentContentToPart({ type: "text", text: "Hello", status: "completed" }, "message", "completed");
+  assert.equal(part.type, "text");
+  assert.equal(part.content, "Hello");
+  assert.equal(part.status, "complete");
+});
+
 test("what the build left out throws a typed feature-not-built error", () => {
   for (const [name, use] of [
     ["MessageBody", () => new aw.MessageBody([])],
@@ -63,6 +73,9 @@ test("what the build left out throws a typed feature-not-built error", () => {
     ["AgentxClient", () => new aw.AgentxClient({ baseUrl: server() })],
     ["ToolRegistry", () => new aw.ToolRegistry()],
     ["validatePayload", () => aw.validatePayload({}, "{}")],
+    // The Agent API's server side (the `agent-api-server` feature): not in a client's build.
+    ["ResponseBuilder", () => new aw.ResponseBuilder()],
+    ["encodeAgentEvent", () => aw.encodeAgentEvent({ object: "response", status: "created" })],
   ]) {
     assert.throws(use, (e) => e instanceof ProtocolError && e.code === "feature-not-built" && e.details.name !== undefined, name);
   }

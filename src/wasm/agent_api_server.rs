@@ -1,0 +1,224 @@
+//! The Agent API's server side for JavaScript: the response builders (`ResponseBuilder`,
+//! `MessageBuilder`, `ContentBuilder`) and `encodeAgentEvent`, which write the events of a
+//! response stream (the Agent API's "Response Builder" and its SSE encoding).
+//!
+//! Built with the `agent-api-server` feature (in the default build; not in the Agent API's entry
+//! point `agentwire/agent-api`, a client's build, which is about 8 KB gzipped smaller without it:
+//! the README's "Feature builds"). The Rust builders themselves
+//! (`agentwire::dialect::agent_api::ResponseBuilder`) come with `agent-api`.
+
+use serde::Serialize;
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, from_ts, to_ts};
+use super::error::js_error;
+use crate::dialect::agent_api::{
+    self as a, AgentEvent, AgentResponse, Content, ContentKind, ErrorInfo, MessageType, Role,
+};
+
+/// Encodes an Agent API event as one SSE event (`data: <json>` and a blank line).
+///
+/// # Errors
+/// `invalid-argument` if `event` is not an Agent API event object.
+#[wasm_bindgen(js_name = encodeAgentEvent)]
+pub fn encode_agent_event(event: Ts<AgentEventJs>) -> Result<String, JsValue> {
+    let data = js_sys::JSON::stringify(&event.js_value())
+        .map(String::from)
+        .map_err(|_| super::error::invalid_argument("event", "it cannot be converted to JSON"))?;
+    let event = AgentEvent::parse(&data).map_err(|e| js_error(&e))?;
+    Ok(event.to_sse())
+}
+
+/// Any Agent API event object (`AgentResponse`, `Message`, `Content`, or an error event).
+#[derive(Serialize, Tsify)]
+#[tsify(type = "AgentResponse | Message | Content | { error: JsonValue }")]
+pub struct AgentEventJs(serde_json::Value);
+
+fn event_ts(e: AgentEvent) -> Result<Ts<AgentEventJs>, JsValue> {
+    Ok(Ts::new_unchecked(super::convert::to_js(&e)?))
+}
+
+/// The protocol's response builder: emits the events of a response (with `sequence_number`s).
+#[wasm_bindgen(js_name = ResponseBuilder)]
+pub struct JsResponseBuilder(a::ResponseBuilder);
+
+#[wasm_bindgen(js_class = ResponseBuilder)]
+impl JsResponseBuilder {
+    /// A builder for a new response in session `sessionId`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(session_id: Option<String>) -> JsResponseBuilder {
+        Self(a::ResponseBuilder::new(session_id))
+    }
+
+    /// The response as built so far.
+    pub fn response(&self) -> Result<Ts<AgentResponse>, JsValue> {
+        to_ts(&self.0.response())
+    }
+
+    /// Status `created`.
+    pub fn created(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.created())
+    }
+
+    /// Status `in_progress`.
+    #[wasm_bindgen(js_name = inProgress)]
+    pub fn in_progress(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.in_progress())
+    }
+
+    /// Status `completed` with the whole output.
+    pub fn completed(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.completed())
+    }
+
+    /// Status `failed` with an error.
+    pub fn failed(&mut self, code: &str, message: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.failed(ErrorInfo {
+            code: code.into(),
+            message: message.into(),
+            extra: Default::default(),
+        }))
+    }
+
+    /// Starts a message of `role` and `messageType` (default `message`).
+    #[wasm_bindgen(js_name = createMessageBuilder)]
+    pub fn create_message_builder(
+        &mut self,
+        role: &str,
+        message_type: Option<String>,
+    ) -> JsMessageBuilder {
+        let kind = message_type.map_or(MessageType::Message, |t| MessageType::from(t.as_str()));
+        JsMessageBuilder(self.0.create_message_builder(Role::from(role), kind))
+    }
+
+    /// The protocol's `generate_streaming_response`: the events of a whole response streaming
+    /// `textTokens` as one message.
+    #[wasm_bindgen(js_name = generateStreamingResponse)]
+    pub fn generate_streaming_response(
+        &mut self,
+        text_tokens: Vec<String>,
+        role: Option<String>,
+    ) -> Result<Vec<Ts<AgentEventJs>>, JsValue> {
+        let tokens: Vec<&str> = text_tokens.iter().map(String::as_str).collect();
+        let role = role.map_or(Role::Assistant, |r| Role::from(r.as_str()));
+        self.0
+            .generate_streaming_response(&tokens, role)
+            .into_iter()
+            .map(event_ts)
+            .collect()
+    }
+}
+
+/// Builds one message of a response.
+#[wasm_bindgen(js_name = MessageBuilder)]
+pub struct JsMessageBuilder(a::MessageBuilder);
+
+#[wasm_bindgen(js_class = MessageBuilder)]
+impl JsMessageBuilder {
+    /// The message id (`msg_…`).
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.0.id().to_owned()
+    }
+
+    /// The message event as it is now.
+    pub fn message(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.message())
+    }
+
+    /// Status `in_progress`.
+    #[wasm_bindgen(js_name = inProgress)]
+    pub fn in_progress(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.in_progress())
+    }
+
+    /// Starts a content of `contentType` (`text`, `image`, `data`, …) at the next index.
+    #[wasm_bindgen(js_name = createContentBuilder)]
+    pub fn create_content_builder(&mut self, content_type: &str) -> JsContentBuilder {
+        JsContentBuilder(
+            self.0
+                .create_content_builder(ContentKind::from(content_type)),
+        )
+    }
+
+    /// Puts a content into the message (replacing the one with the same index).
+    ///
+    /// # Errors
+    /// `invalid-argument` if `content` has the wrong shape.
+    #[wasm_bindgen(js_name = addContent)]
+    pub fn add_content(&mut self, content: Ts<Content>) -> Result<(), JsValue> {
+        self.0.add_content(from_ts(&content, "content")?);
+        Ok(())
+    }
+
+    /// Status `completed`, with all contents.
+    pub fn complete(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.complete())
+    }
+}
+
+/// Builds one content of a message.
+#[wasm_bindgen(js_name = ContentBuilder)]
+pub struct JsContentBuilder(a::ContentBuilder);
+
+#[wasm_bindgen(js_class = ContentBuilder)]
+impl JsContentBuilder {
+    /// A text delta.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless text.
+    #[wasm_bindgen(js_name = addTextDelta)]
+    pub fn add_text_delta(&mut self, text: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.add_text_delta(text).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the whole text.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless text.
+    #[wasm_bindgen(js_name = setText)]
+    pub fn set_text(&mut self, text: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.set_text(text).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the image URL.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless image.
+    #[wasm_bindgen(js_name = setImageUrl)]
+    pub fn set_image_url(&mut self, url: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.set_image_url(url).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the whole data object.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    #[wasm_bindgen(js_name = setData)]
+    pub fn set_data(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
+    ) -> Result<Ts<AgentEventJs>, JsValue> {
+        let v: serde_json::Value = from_js(&data, "data")?;
+        event_ts(self.0.set_data(v).map_err(|e| js_error(&e))?)
+    }
+
+    /// A data delta, merged on completion.
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    #[wasm_bindgen(js_name = addDataDelta)]
+    pub fn add_data_delta(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "JsonValue")] delta: JsValue,
+    ) -> Result<Ts<AgentEventJs>, JsValue> {
+        let v: serde_json::Value = from_js(&delta, "delta")?;
+        event_ts(self.0.add_data_delta(v).map_err(|e| js_error(&e))?)
+    }
+
+    /// Completes the content (deltas joined or merged, status `completed`).
+    pub fn complete(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.complete())
+    }
+}
