@@ -48,14 +48,21 @@ const glueLines = readFileSync(join(dir, "agentwire.js"), "utf8").split("\n");
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const nameOf = (f) => f.functionName || (f.url ? `(anonymous ${f.url.split("/").pop()}:${f.lineNumber + 1})` : "(anonymous)");
+// v0-mangled names (the pinned nightly's) carry each crate's disambiguator (`agentwire_core[e22c…]::`):
+// dropped, so that the stages' patterns and the printed names read as plain paths.
+const nameOf = (f) =>
+  (f.functionName || (f.url ? `(anonymous ${f.url.split("/").pop()}:${f.lineNumber + 1})` : "(anonymous)")).replace(/\[[0-9a-f]+\]/g, "");
 
 const FRAME_STAGES = [
   ["the updates (JSON and split text) and response() in Rust (drain_updates_split, to_ts, Serialize impls)",
     /drain_updates_json|drain_updates_split|SplitUpdates|JsAgentStreamDecoder::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
-  ["event JSON parsing (serde_json into RawEvent)", /RawEvent|serde_json::de::|CowStr/],
-  ["assembly (Assembler)", /agentwire::dialect::agent_api::(assemble|model)/],
-  ["SSE decoding (SseDecoder)", /agentwire::sse::|SseDecoder/],
+  ["event reading (the text deltas' layout, RawEvent's member scan, the JSON scanner)",
+    /agentwire_core::dialect::agent_api::(shape|event)::|RawEvent|agentwire_core::json::|serde_json::de::/],
+  // The decoder's own functions (anchored: their names carry the assembler's closure as a type
+  // argument), before the assembly they call back into.
+  ["SSE decoding (SseDecoder)", /^<?agentwire_core::sse::decoder::/],
+  ["assembly (Assembler, the limits' tallies, the event cursor)",
+    /agentwire_core::dialect::agent_api::(assemble|model)::|agentwire_core::(limits|sse::resume)::/],
 ];
 function frameStage(frame, leaf) {
   const name = nameOf(frame);
@@ -72,7 +79,7 @@ function frameStage(frame, leaf) {
   for (const [stage, re] of FRAME_STAGES) if (re.test(name)) return stage;
   return null;
 }
-const ALLOC = /dlmalloc|__rust_(alloc|dealloc|realloc)|__rdl_|^mem(cpy|move|set)$|RawVec|do_reserve_and_handle|finish_grow|append_elements|extend_from_slice|drop_in_place/;
+const ALLOC = /talc::|__rust_(alloc|dealloc|realloc)|__rdl_|(^|::)mem(cpy|move|set)$|RawVec|do_reserve_and_handle|finish_grow|append_elements|extend_from_slice|drop_in_place|drop_glue/;
 
 const self = new Map();
 const stages = new Map();
@@ -97,7 +104,7 @@ console.log(`AgentStreamDecoder ${variant}: ${runs} runs of ${bytes.length} byte
   `(${(elapsed / runs).toFixed(1)} ms per run under the profiler; ${total.toFixed(0)} ms sampled)`);
 console.log("by stage (each sample to the nearest stage on its stack):");
 for (const [s, ms] of [...stages].sort((a, b) => b[1] - a[1])) console.log(`  ${pct(ms)} ${(ms / runs).toFixed(1).padStart(7)} ms/run  ${s}`);
-console.log(`  (across stages, ${pct(allocMs).trim()} is allocation, freeing and copying: dlmalloc, Vec growth, memcpy, drops)`);
+console.log(`  (across stages, ${pct(allocMs).trim()} is allocation, freeing and copying: Talc, Vec growth, memcpy, drops)`);
 console.log("top functions (self time):");
 for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
   console.log(`  ${pct(ms)} ${(ms / runs).toFixed(1).padStart(7)} ms/run  ${name.slice(0, 130)}`);
