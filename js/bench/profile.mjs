@@ -55,7 +55,7 @@ const nameOf = (f) =>
 
 const FRAME_STAGES = [
   ["the updates (JSON and split text) and response() in Rust (drain_updates_split, to_ts, Serialize impls)",
-    /drain_updates_json|drain_updates_split|SplitUpdates|JsAgentStreamDecoder::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
+    /drain_updates_json|drain_updates_split|SplitUpdates|JsAgentStreamDecoder>?::drain|convert::to_ts|convert::to_js|agentstreamdecoder_response|serde_core::ser::Serialize for agentwire|serde_json::ser::to_string/],
   ["event reading (the text deltas' layout, RawEvent's member scan, the JSON scanner)",
     /agentwire_core::dialect::agent_api::(shape|event)::|RawEvent|agentwire_core::json::|serde_json::de::/],
   // The decoder's own functions (anchored: their names carry the assembler's closure as a type
