@@ -17,6 +17,20 @@
 // JSON scanner found to be ASCII as a `str` without checking its UTF-8 again (the event reader
 // checks UTF-8 in its own search for a string's end; a separate check was 7% of a per-event stream).
 #![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
+// No panic on input: in wasm a panic traps and the module is lost for the page. Library code
+// returns typed errors instead of `unwrap`, `expect`, `panic!` or `unreachable!` (the tests may
+// use them; indexing is checked by the fuzz targets, see scripts/fuzz.sh).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 #![cfg_attr(agentwire_size, feature(optimize_attribute))]
 
 // Cold code in this crate. The message model's types are defined here, and with them code that no

@@ -14,6 +14,20 @@
     allow(dead_code, unused_imports)
 )]
 #![cfg_attr(not(target_arch = "wasm32"), deny(unsafe_code))]
+// No panic on input: in wasm a panic traps and the module is lost for the page. Library code
+// returns typed errors instead of `unwrap`, `expect`, `panic!` or `unreachable!` (the tests may
+// use them; indexing is checked by the fuzz targets, see scripts/fuzz.sh).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 // The streaming path and the message model are compiled as their own crate (agentwire-core, crate
 // root src/core.rs) so that the release profile can build them for speed and the rest for size;
