@@ -40,7 +40,7 @@ test("the smaller entry points: each target of each, the full build's declaratio
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, ""));
   const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   const fullWasm = readFileSync(join(pkgDir, "web/agentwire_bg.wasm")).length;
-  for (const [entry, features] of [["agent-api", "agent-api"], ["agentx", "agentx"]]) {
+  for (const [entry, features] of [["agent-api", "agent-api"], ["agentx", "agentx"], ["acp", "acp"]]) {
     assert.ok(pkg.exports[`./${entry}`], `package.json exports ./${entry}`);
     const info = JSON.parse(readFileSync(join(pkgDir, entry, "BUILD_INFO.json"), "utf8"));
     assert.equal(info.features, features);
@@ -86,11 +86,15 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     const missing = (f) => { try { f(); return "no error"; } catch (e) { return e.code + " " + e.details?.name; } };
     const x = await import("agentwire/agentx");
     const xd = new x.AgentxStreamDecoder();
+    const acp = await import("agentwire/acp");
+    const schema = acp.CommunicationSchema.builtin("acpRun");
     console.log(JSON.stringify({
       text,
       apiLeftOut: missing(() => new api.MessageBody([])),
       xLeftOut: missing(() => new x.AgentStreamDecoder()),
       xDecoder: typeof xd.feed,
+      acpSchema: schema.isTerminal("completed"),
+      acpLeftOut: missing(() => new acp.AgentxStreamDecoder()),
       distinct: api.AgentStreamDecoder !== (await import("agentwire")).AgentStreamDecoder,
     }));`;
   writeFileSync(join(app, "smaller.mjs"), smaller);
@@ -99,6 +103,8 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     apiLeftOut: "feature-not-built MessageBody",
     xLeftOut: "feature-not-built AgentStreamDecoder",
     xDecoder: "function",
+    acpSchema: true,
+    acpLeftOut: "feature-not-built AgentxStreamDecoder",
     distinct: true,
   });
 });
