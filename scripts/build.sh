@@ -5,9 +5,10 @@
 #   wasm-opt -Oz again -> the names between module and glue shortened (scripts/shorten-names.mjs)
 #   -> the glue minified (npm terser) -> the TypeScript layer (js/src -> pkg/dist) -> package.json
 #   and README from pkg-template/.
-# Then the package's smaller entry points, `agentwire/agent-api`, `agentwire/agentx` and `agentwire/acp`
-# (pkg/agent-api/, pkg/agentx/, pkg/acp/): the same TypeScript layer and types over a module built
-# with that cargo feature only (and the features it needs: `acp` brings `runs` and `bodies`).
+# Then the package's smaller entry points, one per dialect: `agentwire/agent-api`, `agentwire/agentx`,
+# `agentwire/acp` and `agentwire/atlas` (pkg/agent-api/, pkg/agentx/, pkg/acp/, pkg/atlas/): the same
+# TypeScript layer and types over a module built with that cargo feature only (and the features it
+# needs: `acp` brings `runs` and `bodies`, `atlas` brings `bodies`).
 # Needs what scripts/setup.sh installs. AGENTWIRE_FEATURES="agent-api,tools" builds with only those
 # cargo features (default: all; see the README's "Feature builds"), and no smaller entry points;
 # AGENTWIRE_ENTRIES="agent-api" builds only those entry points ("" none: the demo's build);
@@ -23,7 +24,7 @@ if [[ -n ${AGENTWIRE_FEATURES:-} ]]; then
   features=(--no-default-features --features "$AGENTWIRE_FEATURES")
 fi
 # The smaller entry points to build after the package (none in a feature build); see below.
-all_entries="agent-api agentx acp" # pkg-template/package.json exports each as ./<feature>
+all_entries="agent-api agentx acp atlas" # pkg-template/package.json exports each as ./<feature>
 entries=""
 [[ -z ${AGENTWIRE_FEATURES:-} ]] && entries=${AGENTWIRE_ENTRIES-$all_entries}
 for e in $entries; do

@@ -5,7 +5,7 @@
 #   JavaScript and type tests against the built package, the live demo in Chromium (Playwright),
 #   conformance with real third-party agent servers, packaging (a fresh Node project and a fresh
 #   Vite app install the packed tarball), the package's smaller entry points (the Agent API alone,
-#   AgentX alone, ACP alone) and a size build of the Agent API alone, and short fuzzing runs.
+#   AgentX alone, ACP alone, Atlas alone) and a size build of the Agent API alone, and short fuzzing runs.
 # Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging features fuzz".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,6 +86,8 @@ if ! skip features; then
   AGENTWIRE_PKG=pkg/agentx node --test --test-reporter=spec js/test/features/agentx-only.test.mjs
   step "the entry point agentwire/acp: ACP with runs and bodies, without the Agent API (pkg/acp)"
   AGENTWIRE_PKG=pkg/acp node --test --test-reporter=spec js/test/features/acp-only.test.mjs
+  step "the entry point agentwire/atlas: Atlas messages with bodies alone (pkg/atlas)"
+  AGENTWIRE_PKG=pkg/atlas node --test --test-reporter=spec js/test/features/atlas-only.test.mjs
 fi
 
 if ! skip fuzz; then

@@ -218,10 +218,10 @@ function printSizes() {
       ` (target: wasm + glue gzipped ≤ 60 KB: ${kb(web.wasmAndGlue.gzip)}, ${web.wasmAndGlue.gzip <= 60 * 1024 ? "met" : "missed"})`);
   }
 
-  // The package's smaller entry points (agentwire/agent-api, agentwire/agentx, agentwire/acp:
-  // scripts/build.sh).
+  // The package's smaller entry points (agentwire/agent-api, agentwire/agentx, agentwire/acp,
+  // agentwire/atlas: scripts/build.sh).
   results.sizes.entries = {};
-  for (const entry of ["agent-api", "agentx", "acp"]) {
+  for (const entry of ["agent-api", "agentx", "acp", "atlas"]) {
     if (!existsSync(join(root, "pkg", entry, "web"))) continue;
     const w = packageSizes(join(root, "pkg", entry)).web;
     results.sizes.entries[entry] = w;

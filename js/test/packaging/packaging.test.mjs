@@ -40,7 +40,7 @@ test("the smaller entry points: each target of each, the full build's declaratio
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, ""));
   const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   const fullWasm = readFileSync(join(pkgDir, "web/agentwire_bg.wasm")).length;
-  for (const [entry, features] of [["agent-api", "agent-api"], ["agentx", "agentx"], ["acp", "acp"]]) {
+  for (const [entry, features] of [["agent-api", "agent-api"], ["agentx", "agentx"], ["acp", "acp"], ["atlas", "atlas"]]) {
     assert.ok(pkg.exports[`./${entry}`], `package.json exports ./${entry}`);
     const info = JSON.parse(readFileSync(join(pkgDir, entry, "BUILD_INFO.json"), "utf8"));
     assert.equal(info.features, features);
@@ -88,6 +88,8 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     const xd = new x.AgentxStreamDecoder();
     const acp = await import("agentwire/acp");
     const schema = acp.CommunicationSchema.builtin("acpRun");
+    const atlas = await import("agentwire/atlas");
+    const atlasMessage = atlas.StructuredMessage.fromJSON('{"content": "hi", "task_id": "t"}');
     console.log(JSON.stringify({
       text,
       apiLeftOut: missing(() => new api.MessageBody([])),
@@ -95,6 +97,8 @@ test("a fresh Node project installs the tarball and runs the README example", ()
       xDecoder: typeof xd.feed,
       acpSchema: schema.isTerminal("completed"),
       acpLeftOut: missing(() => new acp.AgentxStreamDecoder()),
+      atlasContent: atlasMessage.toBody().main()[0].content,
+      atlasLeftOut: missing(() => new atlas.AgentStreamDecoder()),
       distinct: api.AgentStreamDecoder !== (await import("agentwire")).AgentStreamDecoder,
     }));`;
   writeFileSync(join(app, "smaller.mjs"), smaller);
@@ -105,6 +109,8 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     xDecoder: "function",
     acpSchema: true,
     acpLeftOut: "feature-not-built AgentxStreamDecoder",
+    atlasContent: "hi",
+    atlasLeftOut: "feature-not-built AgentStreamDecoder",
     distinct: true,
   });
 });

@@ -20,6 +20,7 @@ import * as bundler from "../../../pkg/bundler/index.js";
 import * as agentApiOnly from "../../../pkg/agent-api/web/index.js";
 import * as agentxOnly from "../../../pkg/agentx/web/index.js";
 import * as acpOnly from "../../../pkg/acp/web/index.js";
+import * as atlasOnly from "../../../pkg/atlas/web/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_?: T): void {}
@@ -82,11 +83,12 @@ export async function api(): Promise<void> {
   // The three entry points export the same API.
   assertType<Equal<keyof typeof node, keyof typeof web>>();
   assertType<Equal<keyof typeof bundler, keyof typeof web>>();
-  // So do the smaller entry points, `agentwire/agent-api`, `agentwire/agentx` and `agentwire/acp`
-  // (what their builds left out throws `feature-not-built`).
+  // So do the smaller entry points, `agentwire/agent-api`, `agentwire/agentx`, `agentwire/acp` and
+  // `agentwire/atlas` (what their builds left out throws `feature-not-built`).
   assertType<Equal<keyof typeof agentApiOnly, keyof typeof web>>();
   assertType<Equal<keyof typeof agentxOnly, keyof typeof web>>();
   assertType<Equal<keyof typeof acpOnly, keyof typeof web>>();
+  assertType<Equal<keyof typeof atlasOnly, keyof typeof web>>();
   assertType<Equal<ConstructorParameters<typeof acpOnly.AcpClient>, ConstructorParameters<typeof web.AcpClient>>>();
   assertType<Equal<Parameters<typeof agentApiOnly.AgentClient.prototype.stream>[0], AgentRequest>>();
 
