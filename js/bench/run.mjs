@@ -218,10 +218,11 @@ function printSizes() {
       ` (target: wasm + glue gzipped ≤ 60 KB: ${kb(web.wasmAndGlue.gzip)}, ${web.wasmAndGlue.gzip <= 60 * 1024 ? "met" : "missed"})`);
   }
 
-  // The package's smaller entry points (agentwire/agent-api, agentwire/agentx, agentwire/acp,
-  // agentwire/atlas: scripts/build.sh).
+  // The package's smaller entry points, one per dialect (agentwire/agent-api, …: those
+  // scripts/build.sh built, as pkg/BUILD_INFO.json lists them).
   results.sizes.entries = {};
-  for (const entry of ["agent-api", "agentx", "acp", "atlas"]) {
+  const { entries = [] } = JSON.parse(readFileSync(join(root, "pkg/BUILD_INFO.json"), "utf8"));
+  for (const entry of entries) {
     if (!existsSync(join(root, "pkg", entry, "web"))) continue;
     const w = packageSizes(join(root, "pkg", entry)).web;
     results.sizes.entries[entry] = w;
