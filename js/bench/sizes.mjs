@@ -28,7 +28,8 @@ const ZERO = { raw: 0, gzip: 0, brotli: 0 };
 /**
  * Sizes of one package directory (pkg/ or a feature build's): per target the wasm, the wasm-bindgen
  * JS glue (agentwire*.js and the snippets/ the wasm imports) and the TS layer (the other .js files); each file compressed on its own,
- * as a server sends them.
+ * as a server sends them. node/ loads web/'s module (scripts/build.sh ships one copy): its row
+ * counts that file, as `../web/agentwire_bg.wasm`.
  */
 export function packageSizes(pkgDir) {
   const out = {};
@@ -37,7 +38,9 @@ export function packageSizes(pkgDir) {
     if (!existsSync(dir)) continue;
     const row = { wasm: ZERO, glue: ZERO, ts: ZERO, files: {} };
     // snippets/ holds the JS files the wasm imports (src/wasm/*.js): glue.
-    for (const f of readdirSync(dir, { recursive: true }).sort()) {
+    const files = readdirSync(dir, { recursive: true }).sort();
+    if (!files.includes("agentwire_bg.wasm") && existsSync(join(pkgDir, "web/agentwire_bg.wasm"))) files.push("../web/agentwire_bg.wasm");
+    for (const f of files) {
       if (!f.endsWith(".js") && !f.endsWith(".wasm")) continue;
       const s = compressed(readFileSync(join(dir, f)));
       row.files[f] = s;

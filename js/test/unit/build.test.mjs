@@ -16,7 +16,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -117,10 +117,19 @@ test("the functions are ordered for gzip, and nothing else changes", async () =>
   }
 });
 
+test("node/ loads web/'s module, byte for byte the one bundler/ ships, and holds no copy", () => {
+  assert.ok(!existsSync(join(pkgDir, "node/agentwire_bg.wasm")));
+  assert.match(readFileSync(join(pkgDir, "node/agentwire.js"), "utf8"), /new URL\("\.\.\/web\/agentwire_bg\.wasm",import\.meta\.url\)/);
+  assert.deepEqual(readFileSync(join(pkgDir, "bundler/agentwire_bg.wasm")), readFileSync(join(pkgDir, "web/agentwire_bg.wasm")));
+});
+
+/** The module a target loads: its own, or (node/) web/'s. */
+const moduleOf = (target) => join(pkgDir, target === "node" ? "web" : target, "agentwire_bg.wasm");
+
 test("the module and its glue call each other by short names", () => {
   const short = /^_[a-z]+$/;
   for (const target of ["web", "bundler", "node"]) {
-    const module = new WebAssembly.Module(readFileSync(join(pkgDir, target, "agentwire_bg.wasm")));
+    const module = new WebAssembly.Module(readFileSync(moduleOf(target)));
     const imports = WebAssembly.Module.imports(module).filter((i) => i.module === "./agentwire_bg.js");
     assert.ok(imports.length > 20, `${target}: ${imports.length} imports from the glue`);
     for (const { name } of imports) assert.match(name, short, `${target}: import ${name}`);
@@ -154,7 +163,7 @@ function laidOut(sp, offsets) {
 
 test("the module leaves its lowest 1 KB unused, as wasm-opt --low-memory-unused assumes", async () => {
   for (const target of ["web", "bundler", "node"]) {
-    assert.deepEqual(lowMemoryProblems(readFileSync(join(pkgDir, target, "agentwire_bg.wasm"))), [], target);
+    assert.deepEqual(lowMemoryProblems(readFileSync(moduleOf(target))), [], target);
   }
   // Rust's layout: the stack first (from 1 MiB down), the data from 1 MiB.
   assert.deepEqual(lowMemoryProblems(laidOut(1 << 20, [1 << 20, (1 << 20) + 64])), []);
