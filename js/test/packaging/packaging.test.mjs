@@ -115,6 +115,30 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     atlasLeftOut: "feature-not-built AgentStreamDecoder",
     distinct: true,
   });
+  // The bundler/ targets as a bundler with WebAssembly ESM integration loads them: Node's own
+  // implementation of that proposal (`--experimental-wasm-modules`) imports each module, whose
+  // imports resolve to the glue beside it.
+  const bundled = `
+    const sse = (o) => new TextEncoder().encode("data: " + JSON.stringify(o) + "\\n\\n");
+    const text = async (entry) => {
+      const aw = await import(entry);
+      await aw.init(); // resolves at once: the module is instantiated by the import
+      const d = new aw.AgentStreamDecoder();
+      d.feed(sse({ object: "content", type: "text", index: 0, delta: true, msg_id: "m", text: entry }));
+      return d.response().output[0].content[0].text;
+    };
+    const x = await import("agentwire/agentx/bundler");
+    console.log(JSON.stringify({
+      full: await text("agentwire/bundler"),
+      api: await text("agentwire/agent-api/bundler"),
+      x: typeof new x.AgentxStreamDecoder().feed,
+    }));`;
+  writeFileSync(join(app, "bundled.mjs"), bundled);
+  assert.deepEqual(JSON.parse(sh("node", ["--experimental-wasm-modules", "--no-warnings", "bundled.mjs"], app)), {
+    full: "agentwire/bundler",
+    api: "agentwire/agent-api/bundler",
+    x: "function",
+  });
 });
 
 function serveStatic(dir) {
