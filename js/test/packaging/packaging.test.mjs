@@ -134,7 +134,7 @@ test("a fresh Node project installs the tarball and runs the README example", ()
       x: typeof new x.AgentxStreamDecoder().feed,
     }));`;
   writeFileSync(join(app, "bundled.mjs"), bundled);
-  // (Node 20 and 22 need the flag; a Node that has the integration unflagged may not know it.)
+  // (Node 20 needs the flag; a later Node with the integration unflagged may not know it.)
   const wasmModules = process.allowedNodeEnvironmentFlags.has("--experimental-wasm-modules") ? ["--experimental-wasm-modules"] : [];
   assert.deepEqual(JSON.parse(sh("node", [...wasmModules, "--no-warnings", "bundled.mjs"], app)), {
     full: "agentwire/bundler",

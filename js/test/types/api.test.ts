@@ -89,7 +89,6 @@ export async function api(): Promise<void> {
   assertType<Equal<keyof typeof agentxOnly, keyof typeof web>>();
   assertType<Equal<keyof typeof acpOnly, keyof typeof web>>();
   assertType<Equal<keyof typeof atlasOnly, keyof typeof web>>();
-  assertType<Equal<ConstructorParameters<typeof acpOnly.AcpClient>, ConstructorParameters<typeof web.AcpClient>>>();
   assertType<Equal<Parameters<typeof agentApiOnly.AgentClient.prototype.stream>[0], AgentRequest>>();
 
   // @ts-expect-error baseUrl is required
