@@ -16,8 +16,11 @@ import { guard } from "./guard.js";
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
 type WebInit = (options?: { module_or_path: InitInput | Promise<InitInput> }) => Promise<unknown>;
-// Only the browser build has an async initializer; the others instantiate at import.
-const webInit = (raw as unknown as { default?: WebInit }).default;
+// Only the browser build has an async initializer; the others instantiate at import. It is read
+// without a static member access: `raw.default` of a glue with no default export (the bundler and
+// Node targets) is an import of a missing binding, which webpack 5 rejects as an error in an ES
+// module package (the packaging test's webpack app).
+const webInit = Reflect.get(raw, "default") as WebInit | undefined;
 if (typeof webInit !== "function") bind(raw);
 
 let pending: Promise<void> | undefined;

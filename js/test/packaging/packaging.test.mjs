@@ -1,5 +1,5 @@
 // The packed tarball, installed as a user would: a fresh Node project (running the README's usage
-// example) and a fresh Vite app (built, served, opened in Chromium).
+// example), a fresh Vite app and a fresh webpack app (each built, served, opened in Chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -215,6 +215,86 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
     assert.equal(r.isError, true);
     assert.equal(r.liteDecoded, "lite");
     assert.equal(r.liteLeftOut, "feature-not-built");
+    assert.deepEqual(page.pageErrors, []);
+  } finally {
+    await browser.close();
+    srv.close();
+  }
+});
+
+test("a fresh webpack 5 app bundles the bundler and browser targets and streams from the reference server in Chromium", async () => {
+  const app = join(work, "webpack-app");
+  mkdirSync(join(app, "dist"), { recursive: true });
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "webpack-app", private: true, type: "module" }));
+  npm(["install", "webpack@5.113.0", tarball], app);
+  // `agentwire/bundler` through webpack's WebAssembly ESM integration (`asyncWebAssembly`), the
+  // Agent API's entry point in that form imported on demand, and `agentwire` (the browser target)
+  // whose module URL (`new URL(…, import.meta.url)`) webpack emits as an asset.
+  writeFileSync(join(app, "main.js"), `
+    import { init, AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } from "agentwire/bundler";
+    const out = document.getElementById("out");
+    const decode = (aw, text) => {
+      const d = new aw.AgentStreamDecoder();
+      d.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"' + text + '"}\\n\\n'));
+      return d.response().output[0].content[0].text;
+    };
+    try {
+      await init(); // resolves at once: the module is instantiated by the import
+      const decoded = decode({ AgentStreamDecoder }, "hi");
+      const server = new URLSearchParams(location.search).get("server");
+      let deltas = "";
+      const r = await new AgentClient({ baseUrl: server })
+        .stream(new RequestBuilder().text("user", "from webpack").build(), { onTextDelta: (t) => (deltas += t) }).response;
+      const lite = await import("agentwire/agent-api/bundler");
+      let liteLeftOut = "no error";
+      try { new lite.MessageBody([]); } catch (e) { liteLeftOut = e.code; }
+      const web = await import("agentwire");
+      await web.default();
+      out.textContent = JSON.stringify({ decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error,
+        liteDecoded: decode(lite, "lite"), liteLeftOut, webDecoded: decode(web, "web") });
+    } catch (e) {
+      out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
+    }
+  `);
+  writeFileSync(join(app, "build.mjs"), `
+    import webpack from "webpack";
+    webpack({
+      mode: "production",
+      entry: "./main.js",
+      output: { path: new URL("dist", import.meta.url).pathname },
+      experiments: { asyncWebAssembly: true },
+      performance: { hints: false },
+    }, (err, stats) => {
+      if (err) throw err;
+      const info = stats.toJson({ all: false, errors: true, warnings: true });
+      console.log(JSON.stringify({ errors: info.errors.map((e) => e.message), warnings: info.warnings.map((e) => e.message) }));
+    });
+  `);
+  // Built without an error or a warning (webpack rejects an import of a binding the glue does not
+  // export, as an ES module package's strict rules say).
+  assert.deepEqual(JSON.parse(sh("node", ["build.mjs"], app)), { errors: [], warnings: [] });
+  // Three modules: the bundler target's full one, the Agent API's (smaller), the browser target's.
+  const modules = readdirSync(join(app, "dist")).filter((f) => f.endsWith(".wasm"))
+    .map((f) => readFileSync(join(app, "dist", f)).length).sort((a, b) => a - b);
+  assert.equal(modules.length, 3, `wasm assets: ${modules}`);
+  assert.ok(modules[0] < modules[2] * 0.6 && modules[1] === modules[2], `wasm assets: ${modules}`);
+  writeFileSync(join(app, "dist/index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script src="main.js"></script></body></html>`);
+  const srv = await serveStatic(join(app, "dist"));
+  const browser = await launch();
+  try {
+    const page = await newPage(browser);
+    await page.goto(`http://127.0.0.1:${srv.address().port}/?server=${encodeURIComponent(server())}`);
+    await page.waitForFunction(() => document.getElementById("out").textContent !== "loading", null, { timeout: 20000 });
+    const result = await page.textContent("#out");
+    assert.ok(result.startsWith("{"), result);
+    const r = JSON.parse(result);
+    assert.equal(r.decoded, "hi");
+    assert.equal(r.status, "completed");
+    assert.match(r.deltas, /You asked: “from webpack”/);
+    assert.equal(r.isError, true);
+    assert.equal(r.liteDecoded, "lite");
+    assert.equal(r.liteLeftOut, "feature-not-built");
+    assert.equal(r.webDecoded, "web");
     assert.deepEqual(page.pageErrors, []);
   } finally {
     await browser.close();
