@@ -3,10 +3,10 @@
 #   formatting and lints, native Rust tests (unit, integration, doc), the wasm package build,
 #   wasm-bindgen tests in Node and in headless Chromium (with a real streaming fetch), the
 #   JavaScript and type tests against the built package, the live demo in Chromium (Playwright),
-#   conformance with real third-party agent servers, packaging (a fresh Node project, a fresh Vite
-#   app and a fresh webpack app install the packed tarball), the package's smaller entry points
-#   (the Agent API alone, AgentX alone, ACP alone, Atlas alone) and a size build of the Agent API
-#   alone, and short fuzzing runs.
+#   conformance with real third-party agent servers, packaging (a fresh Node project, a fresh
+#   TypeScript project, a fresh Vite app and a fresh webpack app install the packed tarball), the
+#   package's smaller entry points (the Agent API alone, AgentX alone, ACP alone, Atlas alone) and
+#   a size build of the Agent API alone, and short fuzzing runs.
 # Skip slow groups while iterating with AGENTWIRE_SKIP="conformance packaging features fuzz".
 set -euo pipefail
 cd "$(dirname "$0")/.."

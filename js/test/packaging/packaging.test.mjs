@@ -1,5 +1,6 @@
 // The packed tarball, installed as a user would: a fresh Node project (running the README's usage
-// example), a fresh Vite app and a fresh webpack app (each built, served, opened in Chromium).
+// example), a fresh TypeScript project (type-checked), a fresh Vite app and a fresh webpack app
+// (each built, served, opened in Chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -141,6 +142,35 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     api: "agentwire/agent-api/bundler",
     x: "function",
   });
+});
+
+test("a fresh TypeScript project type-checks every entry point through the package's exports", () => {
+  const app = join(work, "ts-app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "ts-app", private: true, type: "module" }));
+  npm(["install", tarball], app);
+  const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const entries = Object.keys(pkg.exports).filter((k) => !/\.(wasm|json)$/.test(k)).map((k) => k.replace(/^\./, "agentwire"));
+  assert.ok(entries.length >= 20, entries.join(" "));
+  // Each entry point's declarations are found through `exports` (its `types` condition) and are
+  // real types: a string is not a number (an `any` would make the expected error unused).
+  const code = entries.map((e, i) => `
+    import * as e${i} from "${e}";
+    {
+      const d = new e${i}.AgentStreamDecoder();
+      const id: string = d.lastEventId;
+      // @ts-expect-error a string is not a number
+      const bad: number = d.lastEventId;
+      void id; void bad;
+      const init: () => Promise<void> = e${i}.init;
+      void init;
+    }`).join("\n") + "\nexport {};\n";
+  writeFileSync(join(app, "app.ts"), code);
+  for (const [module, resolution] of [["NodeNext", "NodeNext"], ["ES2022", "Bundler"]]) {
+    const r = spawnSync(join(root, "node_modules/.bin/tsc"), ["--noEmit", "--strict", "--target", "ES2022", "--module", module,
+      "--moduleResolution", resolution, "--lib", "ES2022,DOM,DOM.AsyncIterable,ESNext.Disposable", "app.ts"], { cwd: app, encoding: "utf8" });
+    assert.equal(r.status, 0, `${resolution}: ${r.stdout}${r.stderr}`);
+  }
 });
 
 function serveStatic(dir) {
