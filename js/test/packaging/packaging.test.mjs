@@ -79,13 +79,18 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     console.log("ok");`;
   writeFileSync(join(app, "entries.mjs"), check);
   assert.equal(sh("node", ["entries.mjs"], app).trim(), "ok");
+  // What the scripts below share: the text that one event decoded by an import's decoder gives.
+  const decodeText = `
+    const decodeText = (aw, text) => {
+      const d = new aw.AgentStreamDecoder();
+      const event = { object: "content", type: "text", index: 0, delta: true, msg_id: "m", text };
+      d.feed(new TextEncoder().encode("data: " + JSON.stringify(event) + "\\n\\n"));
+      return d.response().output[0].content[0].text;
+    };`;
   // The smaller entry points run in Node (their node/ target), what they left out throws.
-  const smaller = `
-    const sse = (o) => new TextEncoder().encode("data: " + JSON.stringify(o) + "\\n\\n");
+  const smaller = `${decodeText}
     const api = await import("agentwire/agent-api");
-    const d = new api.AgentStreamDecoder();
-    d.feed(sse({ object: "content", type: "text", index: 0, delta: true, msg_id: "m", text: "hi" }));
-    const text = d.response().output[0].content[0].text;
+    const text = decodeText(api, "hi");
     const missing = (f) => { try { f(); return "no error"; } catch (e) { return e.code + " " + e.details?.name; } };
     const x = await import("agentwire/agentx");
     const xd = new x.AgentxStreamDecoder();
@@ -116,17 +121,35 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     atlasLeftOut: "feature-not-built AgentStreamDecoder",
     distinct: true,
   });
+  // The browser targets given their module by the app (`init(input)`): its bytes, a `Response`, a
+  // compiled module; the module files found through the package's exports.
+  const given = `${decodeText}
+    import { readFileSync } from "node:fs";
+    const bytes = (file) => readFileSync(new URL(import.meta.resolve(file)));
+    const web = await import("agentwire/web");
+    let early;
+    try { new web.AgentStreamDecoder(); early = "no error"; } catch (e) { early = e.code; }
+    await web.init(bytes("agentwire/agentwire_bg.wasm"));
+    const api = await import("agentwire/agent-api/web");
+    await api.init(new Response(bytes("agentwire/agent-api/agentwire_bg.wasm"), { headers: { "content-type": "application/wasm" } }));
+    const x = await import("agentwire/agentx/web");
+    await x.default(new WebAssembly.Module(bytes("agentwire/agentx/agentwire_bg.wasm")));
+    console.log(JSON.stringify({ early, bytes: decodeText(web, "bytes"), response: decodeText(api, "response"), module: typeof new x.AgentxStreamDecoder().feed }));`;
+  writeFileSync(join(app, "given.mjs"), given);
+  assert.deepEqual(JSON.parse(sh("node", ["given.mjs"], app)), {
+    early: "not-initialized",
+    bytes: "bytes",
+    response: "response",
+    module: "function",
+  });
   // The bundler/ targets as a bundler with WebAssembly ESM integration loads them: Node's own
   // implementation of that proposal (`--experimental-wasm-modules`) imports each module, whose
   // imports resolve to the glue beside it.
-  const bundled = `
-    const sse = (o) => new TextEncoder().encode("data: " + JSON.stringify(o) + "\\n\\n");
+  const bundled = `${decodeText}
     const text = async (entry) => {
       const aw = await import(entry);
       await aw.init(); // resolves at once: the module is instantiated by the import
-      const d = new aw.AgentStreamDecoder();
-      d.feed(sse({ object: "content", type: "text", index: 0, delta: true, msg_id: "m", text: entry }));
-      return d.response().output[0].content[0].text;
+      return decodeText(aw, entry);
     };
     const x = await import("agentwire/agentx/bundler");
     console.log(JSON.stringify({
