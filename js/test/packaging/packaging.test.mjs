@@ -30,6 +30,15 @@ function readmeExample() {
   return m[1];
 }
 
+// What the generated scripts share: the text that one event decoded by an import's decoder gives.
+const decodeText = `
+  const decodeText = (aw, text) => {
+    const d = new aw.AgentStreamDecoder();
+    const event = { object: "content", type: "text", index: 0, delta: true, msg_id: "m", text };
+    d.feed(new TextEncoder().encode("data: " + JSON.stringify(event) + "\\n\\n"));
+    return d.response().output[0].content[0].text;
+  };`;
+
 test("the tarball holds the three targets, types and wasm, and nothing else", () => {
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
   for (const f of ["package.json", "README.md", "web/index.js", "web/index.d.ts", "node/index.js", "bundler/index.js",
@@ -79,14 +88,6 @@ test("a fresh Node project installs the tarball and runs the README example", ()
     console.log("ok");`;
   writeFileSync(join(app, "entries.mjs"), check);
   assert.equal(sh("node", ["entries.mjs"], app).trim(), "ok");
-  // What the scripts below share: the text that one event decoded by an import's decoder gives.
-  const decodeText = `
-    const decodeText = (aw, text) => {
-      const d = new aw.AgentStreamDecoder();
-      const event = { object: "content", type: "text", index: 0, delta: true, msg_id: "m", text };
-      d.feed(new TextEncoder().encode("data: " + JSON.stringify(event) + "\\n\\n"));
-      return d.response().output[0].content[0].text;
-    };`;
   // The smaller entry points run in Node (their node/ target), what they left out throws.
   const smaller = `${decodeText}
     const api = await import("agentwire/agent-api");
@@ -275,7 +276,7 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
   }
 });
 
-test("a fresh webpack 5 app bundles the bundler and browser targets and streams from the reference server in Chromium", async () => {
+test("a fresh webpack 5 app bundles the bundler, browser and Node targets, and streams from the reference server in Chromium", async () => {
   const app = join(work, "webpack-app");
   mkdirSync(join(app, "dist"), { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "webpack-app", private: true, type: "module" }));
@@ -283,17 +284,12 @@ test("a fresh webpack 5 app bundles the bundler and browser targets and streams 
   // `agentwire/bundler` through webpack's WebAssembly ESM integration (`asyncWebAssembly`), the
   // Agent API's entry point in that form imported on demand, and `agentwire` (the browser target)
   // whose module URL (`new URL(…, import.meta.url)`) webpack emits as an asset.
-  writeFileSync(join(app, "main.js"), `
+  writeFileSync(join(app, "main.js"), `${decodeText}
     import { init, AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } from "agentwire/bundler";
     const out = document.getElementById("out");
-    const decode = (aw, text) => {
-      const d = new aw.AgentStreamDecoder();
-      d.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"' + text + '"}\\n\\n'));
-      return d.response().output[0].content[0].text;
-    };
     try {
       await init(); // resolves at once: the module is instantiated by the import
-      const decoded = decode({ AgentStreamDecoder }, "hi");
+      const decoded = decodeText({ AgentStreamDecoder }, "hi");
       const server = new URLSearchParams(location.search).get("server");
       let deltas = "";
       const r = await new AgentClient({ baseUrl: server })
@@ -304,20 +300,34 @@ test("a fresh webpack 5 app bundles the bundler and browser targets and streams 
       const web = await import("agentwire");
       await web.default();
       out.textContent = JSON.stringify({ decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error,
-        liteDecoded: decode(lite, "lite"), liteLeftOut, webDecoded: decode(web, "web") });
+        liteDecoded: decodeText(lite, "lite"), liteLeftOut, webDecoded: decodeText(web, "web") });
     } catch (e) {
       out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
     }
   `);
+  // A server bundle too (webpack's `node` target, as server-side rendering builds one): the Node
+  // targets, whose glue reads web/'s module (scripts/build.sh), with that file as an asset.
+  writeFileSync(join(app, "server.js"), `${decodeText}
+    import * as full from "agentwire";
+    import * as api from "agentwire/agent-api";
+    await full.init();
+    console.log(JSON.stringify([decodeText(full, "full"), decodeText(api, "api")]));
+  `);
   writeFileSync(join(app, "build.mjs"), `
     import webpack from "webpack";
-    webpack({
-      mode: "production",
+    const browser = {
       entry: "./main.js",
       output: { path: new URL("dist", import.meta.url).pathname },
       experiments: { asyncWebAssembly: true },
-      performance: { hints: false },
-    }, (err, stats) => {
+    };
+    const server = {
+      target: "node20",
+      entry: "./server.js",
+      output: { path: new URL("dist-server", import.meta.url).pathname, module: true, chunkFormat: "module" },
+      experiments: { outputModule: true },
+    };
+    const config = process.argv[2] === "server" ? server : browser;
+    webpack({ mode: "production", performance: { hints: false }, ...config }, (err, stats) => {
       if (err) throw err;
       const info = stats.toJson({ all: false, errors: true, warnings: true });
       console.log(JSON.stringify({ errors: info.errors.map((e) => e.message), warnings: info.warnings.map((e) => e.message) }));
@@ -326,6 +336,17 @@ test("a fresh webpack 5 app bundles the bundler and browser targets and streams 
   // Built without an error or a warning (webpack rejects an import of a binding the glue does not
   // export, as an ES module package's strict rules say).
   assert.deepEqual(JSON.parse(sh("node", ["build.mjs"], app)), { errors: [], warnings: [] });
+  assert.deepEqual(JSON.parse(sh("node", ["build.mjs", "server"], app)), { errors: [], warnings: [] });
+  // The server bundle runs from elsewhere: it needs nothing of node_modules.
+  const elsewhere = mkdtempSync(join(tmpdir(), "agentwire-server-bundle-"));
+  try {
+    for (const f of readdirSync(join(app, "dist-server"))) writeFileSync(join(elsewhere, f), readFileSync(join(app, "dist-server", f)));
+    writeFileSync(join(elsewhere, "package.json"), JSON.stringify({ type: "module" }));
+    const main = readdirSync(elsewhere).find((f) => /^main\.m?js$/.test(f));
+    assert.deepEqual(JSON.parse(sh("node", [join(elsewhere, main)], elsewhere)), ["full", "api"]);
+  } finally {
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
   // Three modules: the bundler target's full one, the Agent API's (smaller), the browser target's.
   const modules = readdirSync(join(app, "dist")).filter((f) => f.endsWith(".wasm"))
     .map((f) => readFileSync(join(app, "dist", f)).length).sort((a, b) => a - b);
