@@ -139,7 +139,7 @@ fn check(draft: &str, schema_uri: Option<&str>, min_run: usize) {
 
 #[test]
 fn draft2020_12() {
-    check("draft2020-12", None, 1300);
+    check("draft2020-12", None, 1340);
 }
 
 #[test]

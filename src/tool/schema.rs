@@ -42,7 +42,7 @@ const IGNORED: &[&str] = &[
 ];
 
 /// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
-/// [`SchemaWarning`] for each use.
+/// [`SchemaWarning`] for each use. (`$dynamicRef` is checked in 2020-12, which defines it.)
 const UNSUPPORTED: &[&str] = &[
     "$dynamicRef",
     "$recursiveRef",
@@ -175,6 +175,8 @@ pub(crate) struct Keywords {
     pub one_of: Vec<NodeId>,
     pub not: Option<NodeId>,
     pub reference: Option<NodeId>,
+    /// `$dynamicRef` (2020-12 Core 8.2.3.2).
+    pub dynamic_reference: Option<Box<DynamicRef>>,
     /// `prefixItems` (or, before 2020-12, `items` as an array): the schemas of the first items;
     /// `items` (`additionalItems` before 2020-12) then covers the items after them.
     pub prefix_items: Vec<NodeId>,
@@ -209,6 +211,18 @@ pub(crate) struct Keywords {
     pub contains_evaluates: bool,
 }
 
+/// A compiled `$dynamicRef`: where it points when no other schema resource of the dynamic scope
+/// defines its anchor (its target resolved as a `$ref`'s), and each resource that defines it
+/// with a `$dynamicAnchor` (Core 8.2.3.2). `candidates` is empty when the reference is static:
+/// its fragment is a JSON Pointer, or its target has no `$dynamicAnchor` of that name.
+#[derive(Debug, Clone)]
+pub(crate) struct DynamicRef {
+    pub initial: NodeId,
+    /// (the resource's index in [`CompiledSchema::node_resources`]' numbering, the anchored
+    /// subschema's node), in the order of the schema's resources.
+    pub candidates: Vec<(u32, NodeId)>,
+}
+
 impl Keywords {
     pub(crate) fn property(&self, key: &str) -> Option<NodeId> {
         self.properties
@@ -239,6 +253,10 @@ impl Keywords {
 #[derive(Debug, Clone)]
 pub struct CompiledSchema {
     pub(crate) nodes: Vec<Node>,
+    /// The schema resource (an index into the compiler's list of resources, the root's 0) of
+    /// each node, which the dynamic scope is made of (Core 7.1); empty when the schema has no
+    /// `$dynamicRef` that depends on it.
+    pub(crate) node_resources: Vec<u32>,
     warnings: Vec<SchemaWarning>,
 }
 
@@ -263,6 +281,7 @@ impl CompiledSchema {
             by_pointer: BTreeMap::new(),
             queue: Vec::new(),
             warnings: Vec::new(),
+            dynamic: false,
         };
         c.dialect = c.declared_dialect();
         c.node(String::new(), schema)?;
@@ -278,6 +297,11 @@ impl CompiledSchema {
             }
         }
         check_cycles(&c.nodes)?;
+        let node_resources = if c.dynamic {
+            c.node_resources()
+        } else {
+            Vec::new()
+        };
         // Sorted by pointer, those of one pointer in the order found: each pointer's warnings
         // in a group, the groups in a map of the pointers (no sort is compiled for this).
         let mut groups: Vec<Vec<SchemaWarning>> = Vec::new();
@@ -299,6 +323,7 @@ impl CompiledSchema {
         }
         Ok(Self {
             nodes: c.nodes,
+            node_resources,
             warnings,
         })
     }
@@ -342,6 +367,8 @@ struct Compiler<'a> {
     by_pointer: BTreeMap<String, NodeId>,
     queue: Vec<(NodeId, &'a Value)>,
     warnings: Vec<SchemaWarning>,
+    /// Whether a `$dynamicRef` has candidates: validation then follows the dynamic scope.
+    dynamic: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -537,6 +564,32 @@ impl<'a> Compiler<'a> {
                                 "`$ref` {} names no schema resource, anchor or JSON Pointer of \
                                  this schema: remote schemas are not fetched, so it is not \
                                  checked",
+                                agentwire_core::json::Quoted(reference)
+                            ),
+                        ),
+                    }
+                }
+                "$dynamicRef" if self.dialect == Dialect::Draft2020 => {
+                    let Value::String(reference) = v else {
+                        return Err(invalid(at, "`$dynamicRef` must be a string", v));
+                    };
+                    match self.resolve(&at, reference, pointer)? {
+                        Some((target, value)) => {
+                            let initial = self.node(target, value)?;
+                            let candidates = self.dynamic_candidates(reference, value)?;
+                            self.dynamic |= !candidates.is_empty();
+                            k.dynamic_reference = Some(Box::new(DynamicRef {
+                                initial,
+                                candidates,
+                            }));
+                        }
+                        None => self.warn(
+                            at,
+                            keyword,
+                            format!(
+                                "`$dynamicRef` {} names no schema resource, anchor or JSON \
+                                 Pointer of this schema: remote schemas are not fetched, so it \
+                                 is not checked",
                                 agentwire_core::json::Quoted(reference)
                             ),
                         ),
@@ -772,7 +825,18 @@ impl<'a> Compiler<'a> {
     /// not beside `$ref`; `id` in draft 4). Searched through the keywords that hold subschemas,
     /// not into other resources; `None` when there is none.
     fn anchor(&self, from: &str, name: &str) -> Option<(String, &'a Value)> {
-        let mut stack = vec![self.resource_of(from)];
+        self.named(self.resource_of(from), name, false)
+    }
+
+    /// The subschema of the resource `resource` (its pointer and value) that names itself
+    /// `name`, as [`Self::anchor`] says; with `dynamic_only`, by `$dynamicAnchor` alone.
+    fn named(
+        &self,
+        resource: (String, &'a Value),
+        name: &str,
+        dynamic_only: bool,
+    ) -> Option<(String, &'a Value)> {
+        let mut stack = vec![resource];
         let mut first = true;
         while let Some((pointer, value)) = stack.pop() {
             let Value::Object(map) = value else {
@@ -782,7 +846,9 @@ impl<'a> Compiler<'a> {
                 continue;
             }
             first = false;
-            let named = if self.dialect >= Dialect::Draft2019 {
+            let named = if dynamic_only {
+                map.get("$dynamicAnchor").and_then(Value::as_str) == Some(name)
+            } else if self.dialect >= Dialect::Draft2019 {
                 [map.get("$anchor"), map.get("$dynamicAnchor")]
                     .into_iter()
                     .flatten()
@@ -802,6 +868,62 @@ impl<'a> Compiler<'a> {
             stack.extend(subschemas(&pointer, map));
         }
         None
+    }
+
+    /// The candidates of a `$dynamicRef` whose initial target is `target` (Core 8.2.3.2): when
+    /// its fragment is a plain name and `target` has a `$dynamicAnchor` of that name (the
+    /// "bookending" rule), every schema resource that defines a `$dynamicAnchor` of that name,
+    /// with the node of the subschema that does; otherwise none (it is a `$ref`).
+    fn dynamic_candidates(
+        &mut self,
+        reference: &str,
+        target: &'a Value,
+    ) -> Result<Vec<(u32, NodeId)>, SchemaError> {
+        let name = reference
+            .split_once('#')
+            .map(|(_, fragment)| fragment)
+            .filter(|f| !f.is_empty() && !f.starts_with('/'))
+            .and_then(percent_decode);
+        let Some(name) = name else {
+            return Ok(Vec::new());
+        };
+        if target.get("$dynamicAnchor").and_then(Value::as_str) != Some(name.as_str()) {
+            return Ok(Vec::new());
+        }
+        let resources: Vec<String> = self.resources().iter().map(|(_, p)| p.clone()).collect();
+        let mut candidates = Vec::new();
+        for (index, pointer) in resources.into_iter().enumerate() {
+            let Some(value) = self.at(&pointer) else {
+                continue;
+            };
+            if let Some((at, anchored)) = self.named((pointer, value), &name, true) {
+                let node = self.node(at, anchored)?;
+                candidates.push((u32::try_from(index).unwrap_or(u32::MAX), node));
+            }
+        }
+        Ok(candidates)
+    }
+
+    /// The value at `pointer` (a canonical pointer the compiler built) in the schema document.
+    fn at(&self, pointer: &str) -> Option<&'a Value> {
+        let mut cur = self.root;
+        for raw in pointer.split('/').skip(1) {
+            cur = step(cur, raw)?;
+        }
+        Some(cur)
+    }
+
+    /// Each node's schema resource, as an index into [`Self::resources`] (the root's 0).
+    fn node_resources(&mut self) -> Vec<u32> {
+        let pointers: Vec<String> = self.resources().iter().map(|(_, p)| p.clone()).collect();
+        self.nodes
+            .iter()
+            .map(|n| {
+                let (resource, _) = self.resource_of(&n.pointer);
+                let index = pointers.iter().position(|p| *p == resource).unwrap_or(0);
+                u32::try_from(index).unwrap_or(u32::MAX)
+            })
+            .collect()
     }
 }
 
@@ -992,9 +1114,9 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Refuses loops of in-place applicators (`$ref`, `allOf`, `anyOf`, `oneOf`, `not`): following
-/// them never reaches a deeper part of the value, so validation would not end. Iterative
-/// depth-first search.
+/// Refuses loops of in-place applicators (`$ref`, `$dynamicRef` with every target it may take,
+/// `allOf`, `anyOf`, `oneOf`, `not`): following them never reaches a deeper part of the value,
+/// so validation would not end. Iterative depth-first search.
 fn check_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -1007,6 +1129,9 @@ fn check_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
             Some(NodeKind::Keywords(k)) => k
                 .reference
                 .iter()
+                .chain(k.dynamic_reference.iter().flat_map(|d| {
+                    std::iter::once(&d.initial).chain(d.candidates.iter().map(|(_, n)| n))
+                }))
                 .chain(&k.all_of)
                 .chain(&k.any_of)
                 .chain(&k.one_of)

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 use super::message;
-use super::schema::{escape_token, CompiledSchema, Keywords, NodeId, NodeKind};
+use super::schema::{escape_token, CompiledSchema, DynamicRef, Keywords, NodeId, NodeKind};
 use super::{ArgumentProblem, ProblemKind, MAX_PROBLEMS, MAX_VALIDATION_STEPS};
 use crate::json::PathSegment;
 
@@ -39,6 +39,8 @@ enum Combinator {
     Contains,
 }
 
+/// The tasks' `scope` is the dynamic scope they run in (Core 7.1), an index into
+/// [`Validator::scopes`].
 enum Task<'v> {
     /// Check `value` (at `path`) against node `node`, writing problems to `sink`.
     Eval {
@@ -46,6 +48,7 @@ enum Task<'v> {
         value: &'v Value,
         path: usize,
         sink: usize,
+        scope: usize,
     },
     /// Start a combinator: make one sink per branch, evaluate the branches, then `Judge`.
     Combine {
@@ -54,6 +57,7 @@ enum Task<'v> {
         value: &'v Value,
         path: usize,
         sink: usize,
+        scope: usize,
     },
     /// Judge the branches, whose sinks start at `first`.
     Judge {
@@ -63,6 +67,7 @@ enum Task<'v> {
         path: usize,
         sink: usize,
         first: usize,
+        scope: usize,
     },
 }
 
@@ -98,6 +103,10 @@ struct Evaluated<'s, 'v> {
 struct Validator<'s, 'v> {
     schema: &'s CompiledSchema,
     paths: Vec<PathNode<'v>>,
+    /// The dynamic scopes (JSON Schema 2020-12 Core 7.1, the schema resources evaluation went
+    /// through), as a tree of parent links like `paths`: (parent, resource). The first entry is
+    /// the empty scope. Grows only for a schema whose `$dynamicRef`s depend on it.
+    scopes: Vec<(usize, u32)>,
     sinks: Vec<Sink>,
     stack: Vec<Task<'v>>,
     steps: usize,
@@ -105,13 +114,14 @@ struct Validator<'s, 'v> {
 
 /// Checks `value`; returns the problems kept (at most [`MAX_PROBLEMS`]) and how many there were.
 pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentProblem>, usize) {
-    let (problems, total, _) = run(schema, 0, value, 0, MAX_PROBLEMS);
+    let (problems, total, _) = run(schema, 0, value, 0, MAX_PROBLEMS, &[]);
     (problems, total)
 }
 
-/// Checks `value` against node `node`, `steps` of the budget already spent; returns the problems
-/// kept (at most `keep`), how many there were, and the steps spent in all. (Never inlined: it has
-/// four callers, and each inlined copy of its loop would add its size to the module.)
+/// Checks `value` against node `node` in the dynamic scope `chain` (its schema resources,
+/// outermost first), `steps` of the budget already spent; returns the problems kept (at most
+/// `keep`), how many there were, and the steps spent in all. (Never inlined: it has four
+/// callers, and each inlined copy of its loop would add its size to the module.)
 #[inline(never)]
 fn run(
     schema: &CompiledSchema,
@@ -119,19 +129,27 @@ fn run(
     value: &Value,
     steps: usize,
     keep: usize,
+    chain: &[u32],
 ) -> (Vec<ArgumentProblem>, usize, usize) {
+    let mut scopes = vec![(0, u32::MAX)];
+    for &resource in chain {
+        scopes.push((scopes.len() - 1, resource));
+    }
+    let scope = scopes.len() - 1;
     let mut v = Validator {
         schema,
         paths: vec![PathNode {
             parent: 0,
             seg: Seg::Root,
         }],
+        scopes,
         sinks: vec![Sink::new(keep)],
         stack: vec![Task::Eval {
             node,
             value,
             path: 0,
             sink: 0,
+            scope,
         }],
         steps,
     };
@@ -146,14 +164,16 @@ fn run(
                 value,
                 path,
                 sink,
-            } => v.eval(node, value, path, sink),
+                scope,
+            } => v.eval(node, value, path, sink, scope),
             Task::Combine {
                 kind,
                 node,
                 value,
                 path,
                 sink,
-            } => v.combine(kind, node, value, path, sink),
+                scope,
+            } => v.combine(kind, node, value, (path, sink, scope)),
             Task::Judge {
                 kind,
                 node,
@@ -161,7 +181,8 @@ fn run(
                 path,
                 sink,
                 first,
-            } => v.judge(kind, node, value, path, sink, first),
+                scope,
+            } => v.judge(kind, node, value, (path, sink, scope), first),
         }
     }
     // Past the budget (here, or in a nested run of the last task): the problems found so far at
@@ -187,6 +208,47 @@ fn run(
 }
 
 impl<'s, 'v> Validator<'s, 'v> {
+    /// The dynamic scope on entering `node` from `scope` (Core 7.1): `scope` with `node`'s
+    /// schema resource added when it is another than the innermost; `scope` itself when it is
+    /// the same, and always when the schema has no `$dynamicRef` that depends on the scope.
+    fn enter(&mut self, scope: usize, node: NodeId) -> usize {
+        let Some(&resource) = self.schema.node_resources.get(node) else {
+            return scope;
+        };
+        if self.scopes.get(scope).is_some_and(|&(_, r)| r == resource) {
+            return scope;
+        }
+        self.scopes.push((scope, resource));
+        self.scopes.len() - 1
+    }
+
+    /// The schema resources of `scope`, outermost first.
+    fn chain(&self, mut scope: usize) -> Vec<u32> {
+        let mut chain = Vec::new();
+        while scope != 0 {
+            let Some(&(parent, resource)) = self.scopes.get(scope) else {
+                break;
+            };
+            chain.push(resource);
+            scope = parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Where `$dynamicRef` leads in `scope` (Core 8.2.3.2): the anchored subschema of the
+    /// outermost resource of the scope that defines its `$dynamicAnchor`, else its initial
+    /// target.
+    fn dynamic_target(&self, dynamic: &DynamicRef, scope: usize) -> NodeId {
+        if dynamic.candidates.is_empty() {
+            return dynamic.initial;
+        }
+        self.chain(scope)
+            .iter()
+            .find_map(|r| dynamic.candidates.iter().find(|(c, _)| c == r))
+            .map_or(dynamic.initial, |&(_, node)| node)
+    }
+
     fn add(&mut self, sink: usize, problem: ArgumentProblem) {
         if let Some(s) = self.sinks.get_mut(sink) {
             s.total += 1;
@@ -248,11 +310,12 @@ impl<'s, 'v> Validator<'s, 'v> {
         );
     }
 
-    fn eval(&mut self, node: NodeId, value: &'v Value, path: usize, sink: usize) {
+    fn eval(&mut self, node: NodeId, value: &'v Value, path: usize, sink: usize, scope: usize) {
         let schema = self.schema;
         let Some(n) = schema.node(node) else {
             return;
         };
+        let scope = self.enter(scope, node);
         let k: &Keywords = match &n.kind {
             NodeKind::Bool(true) => return,
             NodeKind::Bool(false) => {
@@ -322,7 +385,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 // `unevaluatedItems` covers the items no subschema that applies evaluated.
                 let seen = k.unevaluated_items.map(|rest| {
                     let mut seen = Evaluated::default();
-                    self.evaluated(node, value, &mut seen, 0);
+                    self.evaluated(node, value, &mut seen, 0, scope);
                     (rest, seen)
                 });
                 let unevaluated = |i: usize| {
@@ -341,6 +404,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                         value: item,
                         path: p,
                         sink,
+                        scope,
                     });
                 }
             }
@@ -361,7 +425,8 @@ impl<'s, 'v> Validator<'s, 'v> {
                     }
                 }
                 if let Some(names_node) = k.property_names {
-                    self.property_names(node, names_node, members.keys(), path, sink);
+                    let at = (path, sink, scope);
+                    self.property_names(node, names_node, members.keys(), at);
                 }
                 for (name, names, keyword) in &k.dependent_required {
                     if !members.contains_key(name) {
@@ -422,6 +487,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                             value: member,
                             path: p,
                             sink,
+                            scope,
                         });
                     }
                 }
@@ -433,11 +499,13 @@ impl<'s, 'v> Validator<'s, 'v> {
                             value,
                             path,
                             sink,
+                            scope,
                         });
                     }
                 }
                 if let Some(rest) = k.unevaluated_properties {
-                    self.unevaluated_properties(node, rest, value, members, path, sink, &mut next);
+                    let at = (path, sink, scope);
+                    self.unevaluated_properties(node, rest, value, members, at, &mut next);
                 }
             }
             Value::Null | Value::Bool(_) => {}
@@ -448,6 +516,16 @@ impl<'s, 'v> Validator<'s, 'v> {
                 value,
                 path,
                 sink,
+                scope,
+            });
+        }
+        if let Some(dynamic) = &k.dynamic_reference {
+            next.push(Task::Eval {
+                node: self.dynamic_target(dynamic, scope),
+                value,
+                path,
+                sink,
+                scope,
             });
         }
         for &branch in &k.all_of {
@@ -456,6 +534,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 value,
                 path,
                 sink,
+                scope,
             });
         }
         for (kind, present) in [
@@ -479,6 +558,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                     value,
                     path,
                     sink,
+                    scope,
                 });
             }
         }
@@ -489,19 +569,18 @@ impl<'s, 'v> Validator<'s, 'v> {
     /// adjacent keyword and no in-place subschema that applies evaluated ([`Self::evaluated`])
     /// is checked against `rest`; `false` reports it as unknown, naming the properties the
     /// schema declares.
-    #[allow(clippy::too_many_arguments)]
+    /// `at` is the object's path, the sink and the dynamic scope.
     fn unevaluated_properties(
         &mut self,
         node: NodeId,
         rest: NodeId,
         value: &'v Value,
         members: &'v serde_json::Map<String, Value>,
-        path: usize,
-        sink: usize,
+        (path, sink, scope): (usize, usize, usize),
         next: &mut Vec<Task<'v>>,
     ) {
         let mut seen = Evaluated::default();
-        self.evaluated(node, value, &mut seen, 0);
+        self.evaluated(node, value, &mut seen, 0, scope);
         if seen.all {
             return;
         }
@@ -524,6 +603,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 value: member,
                 path: p,
                 sink,
+                scope,
             });
         }
     }
@@ -559,6 +639,7 @@ impl<'s, 'v> Validator<'s, 'v> {
         value: &'v Value,
         seen: &mut Evaluated<'s, 'v>,
         depth: usize,
+        scope: usize,
     ) {
         /// How deep in-place subschemas are followed ($ref cycles end here).
         const MAX_DEPTH: usize = 32;
@@ -566,6 +647,7 @@ impl<'s, 'v> Validator<'s, 'v> {
         let Some(NodeKind::Keywords(k)) = schema.node(node).map(|n| &n.kind) else {
             return;
         };
+        let scope = self.enter(scope, node);
         self.steps += 1;
         if seen.all || depth > MAX_DEPTH || self.steps > MAX_VALIDATION_STEPS {
             return;
@@ -599,7 +681,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 seen.prefix = seen.prefix.max(k.prefix_items.len());
                 if let (Some(contains), true) = (k.contains, k.contains_evaluates) {
                     for (i, item) in items.iter().enumerate() {
-                        if self.matches(contains, item) {
+                        if self.matches(contains, item, scope) {
                             seen.indices.push(i);
                         }
                     }
@@ -608,13 +690,16 @@ impl<'s, 'v> Validator<'s, 'v> {
             _ => return,
         }
         let mut applied: Vec<NodeId> = k.reference.iter().chain(&k.all_of).copied().collect();
+        if let Some(dynamic) = &k.dynamic_reference {
+            applied.push(self.dynamic_target(dynamic, scope));
+        }
         for &branch in k.any_of.iter().chain(&k.one_of) {
-            if self.matches(branch, value) {
+            if self.matches(branch, value, scope) {
                 applied.push(branch);
             }
         }
         if let Some(condition) = k.condition {
-            if self.matches(condition, value) {
+            if self.matches(condition, value, scope) {
                 applied.push(condition);
                 applied.extend(k.then);
             } else {
@@ -630,13 +715,15 @@ impl<'s, 'v> Validator<'s, 'v> {
             );
         }
         for sub in applied {
-            self.evaluated(sub, value, seen, depth + 1);
+            self.evaluated(sub, value, seen, depth + 1, scope);
         }
     }
 
-    /// Whether `value` matches `node`: a run of its own, on the same step budget.
-    fn matches(&mut self, node: NodeId, value: &Value) -> bool {
-        let (_, total, steps) = run(self.schema, node, value, self.steps, 0);
+    /// Whether `value` matches `node` in the dynamic scope `scope`: a run of its own, on the same
+    /// step budget.
+    fn matches(&mut self, node: NodeId, value: &Value, scope: usize) -> bool {
+        let chain = self.chain(scope);
+        let (_, total, steps) = run(self.schema, node, value, self.steps, 0, &chain);
         self.steps = steps;
         total == 0
     }
@@ -655,13 +742,13 @@ impl<'s, 'v> Validator<'s, 'v> {
         }
     }
 
+    /// `at` is the value's path, the sink and the dynamic scope.
     fn combine(
         &mut self,
         kind: Combinator,
         node: NodeId,
         value: &'v Value,
-        path: usize,
-        sink: usize,
+        (path, sink, scope): (usize, usize, usize),
     ) {
         let branches = self.branches(kind, node);
         let first = self.sinks.len();
@@ -672,6 +759,7 @@ impl<'s, 'v> Validator<'s, 'v> {
             path,
             sink,
             first,
+            scope,
         });
         if let (Combinator::Contains, Value::Array(items), Some(&contains)) =
             (kind, value, branches.first())
@@ -684,6 +772,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                     value: item,
                     path: p,
                     sink: first + i,
+                    scope,
                 });
             }
             for _ in items {
@@ -697,6 +786,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 value,
                 path,
                 sink: first + i,
+                scope,
             });
         }
         for _ in branches {
@@ -704,13 +794,13 @@ impl<'s, 'v> Validator<'s, 'v> {
         }
     }
 
+    /// `at` is the value's path, the sink and the dynamic scope.
     fn judge(
         &mut self,
         kind: Combinator,
         node: NodeId,
         value: &'v Value,
-        path: usize,
-        sink: usize,
+        (path, sink, scope): (usize, usize, usize),
         first: usize,
     ) {
         if first > self.sinks.len() {
@@ -719,7 +809,7 @@ impl<'s, 'v> Validator<'s, 'v> {
         let results = self.sinks.split_off(first);
         if let Combinator::If | Combinator::Contains = kind {
             let matched = results.iter().filter(|s| s.total == 0).count() as u64;
-            self.conditional(kind, node, value, path, sink, matched);
+            self.conditional(kind, node, value, (path, sink, scope), matched);
             return;
         }
         let passed: Vec<usize> = results
@@ -770,18 +860,19 @@ impl<'s, 'v> Validator<'s, 'v> {
 
     /// `propertyNames` (Core 10.3.2.4): each name, as a string, against its schema. A name is a
     /// string the value does not hold, so each is checked by a run of its own (on the same step
-    /// budget); a string has no members, so that run has no names to check in turn.
+    /// budget, in the same dynamic scope); a string has no members, so that run has no names to
+    /// check in turn. `at` is the object's path, the sink and the dynamic scope.
     fn property_names(
         &mut self,
         node: NodeId,
         names_node: NodeId,
         names: impl Iterator<Item = &'v String>,
-        path: usize,
-        sink: usize,
+        (path, sink, scope): (usize, usize, usize),
     ) {
+        let chain = self.chain(scope);
         for name in names {
             let value = Value::String(name.clone());
-            let (_, total, steps) = run(self.schema, names_node, &value, self.steps, 0);
+            let (_, total, steps) = run(self.schema, names_node, &value, self.steps, 0, &chain);
             self.steps = steps;
             if total > 0 {
                 let mut segs = self.segments(path);
@@ -805,8 +896,7 @@ impl<'s, 'v> Validator<'s, 'v> {
         kind: Combinator,
         node: NodeId,
         value: &'v Value,
-        path: usize,
-        sink: usize,
+        (path, sink, scope): (usize, usize, usize),
         matched: u64,
     ) {
         let Some(NodeKind::Keywords(k)) = self.schema.node(node).map(|n| &n.kind) else {
@@ -820,6 +910,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                     value,
                     path,
                     sink,
+                    scope,
                 });
             }
             return;

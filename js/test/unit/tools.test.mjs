@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { agentwire, server, getJson } from "../helpers.mjs";
 
 const aw = await agentwire();
-const { AgentClient, RequestBuilder, ProtocolError, PartialJson, ClientTools, applyPartialChanges } = aw;
+const { AgentClient, RequestBuilder, ProtocolError, PartialJson, ClientTools, ToolRegistry, applyPartialChanges } = aw;
 
 const request = (text) => new RequestBuilder().text("user", text).build();
 const toolsAgent = (query = "") => new AgentClient({ baseUrl: server(), endpoint: `/process?agent=tools&pace_ms=0${query}` });
@@ -347,6 +347,24 @@ test("ClientTools: registration errors, definitions, shared between clients", ()
   assert.equal(client.tools, tools);
   assert.ok(tools.unregister("t"));
   assert.equal(client.tools.size, 0);
+});
+
+test("ToolRegistry: `$dynamicRef` follows the dynamic scope (a tree an outer schema makes strict)", () => {
+  const tree = {
+    $id: "https://example.com/tree",
+    $dynamicAnchor: "node",
+    type: "object",
+    properties: { data: true, children: { type: "array", items: { $dynamicRef: "#node" } } },
+  };
+  const registry = new ToolRegistry();
+  const parameters = { $id: "https://example.com/strict-tree", $dynamicAnchor: "node", $ref: "tree", unevaluatedProperties: false, $defs: { tree } };
+  assert.deepEqual(registry.register({ name: "strict", description: "", parameters }), []);
+  assert.deepEqual(registry.register({ name: "tree", description: "", parameters: tree }), []);
+  const misspelled = { children: [{ data: 1, children: [{ daat: 2 }] }] };
+  registry.validateArguments("tree", misspelled);
+  registry.validateArguments("strict", { children: [{ data: 1, children: [{ data: 2 }] }] });
+  assert.throws(() => registry.validateArguments("strict", misspelled),
+    (e) => e.code === "tool-validation" && e.message.includes("Unknown argument 'children[0].children[0].daat'"));
 });
 
 test("a tool's definition keeps its schema's members in the order given: the model and a form read them in that order", () => {
