@@ -1126,18 +1126,22 @@ fn check_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
     }
     let edges = |id: NodeId| -> Vec<NodeId> {
         match nodes.get(id).map(|n| &n.kind) {
-            Some(NodeKind::Keywords(k)) => k
-                .reference
-                .iter()
-                .chain(k.dynamic_reference.iter().flat_map(|d| {
-                    std::iter::once(&d.initial).chain(d.candidates.iter().map(|(_, n)| n))
-                }))
-                .chain(&k.all_of)
-                .chain(&k.any_of)
-                .chain(&k.one_of)
-                .chain(&k.not)
-                .copied()
-                .collect(),
+            Some(NodeKind::Keywords(k)) => {
+                let mut out: Vec<NodeId> = k
+                    .reference
+                    .iter()
+                    .chain(&k.all_of)
+                    .chain(&k.any_of)
+                    .chain(&k.one_of)
+                    .chain(&k.not)
+                    .copied()
+                    .collect();
+                if let Some(d) = &k.dynamic_reference {
+                    out.push(d.initial);
+                    out.extend(d.candidates.iter().map(|&(_, n)| n));
+                }
+                out
+            }
             _ => Vec::new(),
         }
     };
