@@ -144,7 +144,7 @@ fn draft2020_12() {
 
 #[test]
 fn draft2019_09() {
-    check("draft2019-09", None, 1275);
+    check("draft2019-09", None, 1320);
 }
 
 #[test]

@@ -1033,6 +1033,50 @@ fn dynamic_refs_follow_the_dynamic_scope() {
     assert!(matches!(err, SchemaError::RefCycle { .. }), "{err:?}");
 }
 
+/// 2019-09's `$recursiveRef` (Core 8.2.4.2): the same tree, with `$recursiveAnchor: true` at the
+/// roots of the tree and of the strict tree that refers to it.
+#[test]
+fn recursive_refs_follow_the_dynamic_scope_in_2019_09() {
+    let tree = json!({
+        "$id": "https://example.com/tree",
+        "$recursiveAnchor": true,
+        "type": "object",
+        "properties": {
+            "data": true,
+            "children": {"type": "array", "items": {"$recursiveRef": "#"}},
+        },
+    });
+    let strict = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "https://example.com/strict-tree",
+        "$recursiveAnchor": true,
+        "$ref": "tree",
+        "unevaluatedProperties": false,
+        "$defs": {"tree": tree.clone()},
+    });
+    let mut alone = tree.clone();
+    alone["$schema"] = json!("https://json-schema.org/draft/2019-09/schema");
+    let strict = CompiledSchema::compile(&strict).unwrap();
+    let tree = CompiledSchema::compile(&alone).unwrap();
+    assert!(strict.warnings().is_empty() && tree.warnings().is_empty());
+    let misspelled = json!({"children": [{"data": 1, "children": [{"daat": 2}]}]});
+    assert!(tree.is_valid(&misspelled));
+    assert!(strict.is_valid(&json!({"children": [{"children": [{"data": 2}]}]})));
+    let problems = strict.validate(&misspelled);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].schema_pointer, "/unevaluatedProperties");
+    // In 2020-12 they are not keywords: reported, not checked.
+    let warnings: Vec<String> = CompiledSchema::compile(
+        &json!({"$recursiveAnchor": true, "items": {"$recursiveRef": "#"}}),
+    )
+    .unwrap()
+    .warnings()
+    .iter()
+    .map(|w| w.keyword.clone())
+    .collect();
+    assert_eq!(warnings, ["$recursiveAnchor", "$recursiveRef"]);
+}
+
 #[test]
 fn unsupported_keywords_are_reported_with_pointers() {
     let mut tools = ToolRegistry::new();

@@ -42,7 +42,8 @@ const IGNORED: &[&str] = &[
 ];
 
 /// Keywords of JSON Schema that this subset does not check. A schema using them compiles, with a
-/// [`SchemaWarning`] for each use. (`$dynamicRef` is checked in 2020-12, which defines it.)
+/// [`SchemaWarning`] for each use. (`$dynamicRef` is checked in 2020-12, `$recursiveRef` and
+/// `$recursiveAnchor` in 2019-09: the dialects that define them.)
 const UNSUPPORTED: &[&str] = &[
     "$dynamicRef",
     "$recursiveRef",
@@ -175,7 +176,7 @@ pub(crate) struct Keywords {
     pub one_of: Vec<NodeId>,
     pub not: Option<NodeId>,
     pub reference: Option<NodeId>,
-    /// `$dynamicRef` (2020-12 Core 8.2.3.2).
+    /// `$dynamicRef` (2020-12 Core 8.2.3.2) or `$recursiveRef` (2019-09 Core 8.2.4.2).
     pub dynamic_reference: Option<Box<DynamicRef>>,
     /// `prefixItems` (or, before 2020-12, `items` as an array): the schemas of the first items;
     /// `items` (`additionalItems` before 2020-12) then covers the items after them.
@@ -211,10 +212,11 @@ pub(crate) struct Keywords {
     pub contains_evaluates: bool,
 }
 
-/// A compiled `$dynamicRef`: where it points when no other schema resource of the dynamic scope
-/// defines its anchor (its target resolved as a `$ref`'s), and each resource that defines it
-/// with a `$dynamicAnchor` (Core 8.2.3.2). `candidates` is empty when the reference is static:
-/// its fragment is a JSON Pointer, or its target has no `$dynamicAnchor` of that name.
+/// A compiled `$dynamicRef` (or 2019-09's `$recursiveRef`): where it points when no other schema
+/// resource of the dynamic scope defines its anchor (its target resolved as a `$ref`'s), and
+/// each resource that defines it with a `$dynamicAnchor` (Core 8.2.3.2; for `$recursiveRef`, each
+/// resource whose root has `$recursiveAnchor: true`). `candidates` is empty when the reference is
+/// static: its fragment is a JSON Pointer, or its target has no such anchor.
 #[derive(Debug, Clone)]
 pub(crate) struct DynamicRef {
     pub initial: NodeId,
@@ -367,7 +369,8 @@ struct Compiler<'a> {
     by_pointer: BTreeMap<String, NodeId>,
     queue: Vec<(NodeId, &'a Value)>,
     warnings: Vec<SchemaWarning>,
-    /// Whether a `$dynamicRef` has candidates: validation then follows the dynamic scope.
+    /// Whether a `$dynamicRef` or `$recursiveRef` has candidates: validation then follows the
+    /// dynamic scope.
     dynamic: bool,
 }
 
@@ -593,6 +596,42 @@ impl<'a> Compiler<'a> {
                                 agentwire_core::json::Quoted(reference)
                             ),
                         ),
+                    }
+                }
+                "$recursiveRef" if self.dialect == Dialect::Draft2019 => {
+                    let Value::String(reference) = v else {
+                        return Err(invalid(at, "`$recursiveRef` must be a string", v));
+                    };
+                    match self.resolve(&at, reference, pointer)? {
+                        Some((target, value)) => {
+                            let initial = self.node(target, value)?;
+                            // Core 8.2.4.2: dynamic when its target says `$recursiveAnchor: true`.
+                            let candidates =
+                                if value.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
+                                    self.anchored_resources(None)?
+                                } else {
+                                    Vec::new()
+                                };
+                            self.dynamic |= !candidates.is_empty();
+                            k.dynamic_reference = Some(Box::new(DynamicRef {
+                                initial,
+                                candidates,
+                            }));
+                        }
+                        None => self.warn(
+                            at,
+                            keyword,
+                            format!(
+                                "`$recursiveRef` {} names no schema of this schema, so it is \
+                                 not checked",
+                                agentwire_core::json::Quoted(reference)
+                            ),
+                        ),
+                    }
+                }
+                "$recursiveAnchor" if self.dialect == Dialect::Draft2019 => {
+                    if !v.is_boolean() {
+                        return Err(invalid(at, "`$recursiveAnchor` must be a boolean", v));
                     }
                 }
                 "id" if self.dialect == Dialect::Draft4 => {}
@@ -890,13 +929,28 @@ impl<'a> Compiler<'a> {
         if target.get("$dynamicAnchor").and_then(Value::as_str) != Some(name.as_str()) {
             return Ok(Vec::new());
         }
+        self.anchored_resources(Some(&name))
+    }
+
+    /// Every schema resource that a dynamic reference may lead to, with the node it leads to:
+    /// with `name`, the subschema that has a `$dynamicAnchor` of that name (2020-12); without,
+    /// the resource's root when it has `$recursiveAnchor: true` (2019-09 Core 8.2.4.2).
+    fn anchored_resources(
+        &mut self,
+        name: Option<&str>,
+    ) -> Result<Vec<(u32, NodeId)>, SchemaError> {
         let resources: Vec<String> = self.resources().iter().map(|(_, p)| p.clone()).collect();
         let mut candidates = Vec::new();
         for (index, pointer) in resources.into_iter().enumerate() {
             let Some(value) = self.at(&pointer) else {
                 continue;
             };
-            if let Some((at, anchored)) = self.named((pointer, value), &name, true) {
+            let anchored = match name {
+                Some(name) => self.named((pointer, value), name, true),
+                None => (value.get("$recursiveAnchor") == Some(&Value::Bool(true)))
+                    .then_some((pointer, value)),
+            };
+            if let Some((at, anchored)) = anchored {
                 let node = self.node(at, anchored)?;
                 candidates.push((u32::try_from(index).unwrap_or(u32::MAX), node));
             }
@@ -983,7 +1037,8 @@ enum Dialect {
     Draft6,
     /// Draft 7: `$ref` siblings ignored.
     Draft7,
-    /// 2019-09: read as 2020-12 (their difference, `$recursiveRef`, is not supported).
+    /// 2019-09: read as 2020-12, but with `$recursiveRef` and `$recursiveAnchor` where 2020-12
+    /// has `$dynamicRef` and `$dynamicAnchor`.
     Draft2019,
     /// 2020-12, the default.
     Draft2020,
