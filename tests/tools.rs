@@ -1027,6 +1027,18 @@ fn dynamic_refs_follow_the_dynamic_scope() {
     assert!(static_ref.is_valid(&json!({"child": "x"})));
     assert!(!static_ref.is_valid(&json!({"child": 1})));
 
+    match CompiledSchema::compile(&json!({"$dynamicRef": 1})).unwrap_err() {
+        SchemaError::Invalid {
+            pointer, reason, ..
+        } => {
+            assert_eq!(
+                (pointer.as_str(), reason.as_str()),
+                ("/$dynamicRef", "`$dynamicRef` must be a string")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
     // A `$dynamicRef` that may loop in place is refused like a `$ref` loop.
     let err =
         CompiledSchema::compile(&json!({"$dynamicAnchor": "a", "$dynamicRef": "#a"})).unwrap_err();

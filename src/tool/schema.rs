@@ -572,9 +572,10 @@ impl<'a> Compiler<'a> {
                         ),
                     }
                 }
-                "$dynamicRef" if self.dialect == Dialect::Draft2020 => {
+                // `$dynamicRef` in 2020-12, `$recursiveRef` in 2019-09 (the others warn below).
+                "$dynamicRef" | "$recursiveRef" if self.dynamic_keyword() == keyword => {
                     let Value::String(reference) = v else {
-                        return Err(invalid(at, "`$dynamicRef` must be a string", v));
+                        return Err(invalid(at, &format!("`{keyword}` must be a string"), v));
                     };
                     match self.resolve(&at, reference, pointer)? {
                         Some((target, value)) => {
@@ -590,40 +591,9 @@ impl<'a> Compiler<'a> {
                             at,
                             keyword,
                             format!(
-                                "`$dynamicRef` {} names no schema resource, anchor or JSON \
+                                "`{keyword}` {} names no schema resource, anchor or JSON \
                                  Pointer of this schema: remote schemas are not fetched, so it \
                                  is not checked",
-                                agentwire_core::json::Quoted(reference)
-                            ),
-                        ),
-                    }
-                }
-                "$recursiveRef" if self.dialect == Dialect::Draft2019 => {
-                    let Value::String(reference) = v else {
-                        return Err(invalid(at, "`$recursiveRef` must be a string", v));
-                    };
-                    match self.resolve(&at, reference, pointer)? {
-                        Some((target, value)) => {
-                            let initial = self.node(target, value)?;
-                            // Core 8.2.4.2: dynamic when its target says `$recursiveAnchor: true`.
-                            let candidates =
-                                if value.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
-                                    self.anchored_resources(None)?
-                                } else {
-                                    Vec::new()
-                                };
-                            self.dynamic |= !candidates.is_empty();
-                            k.dynamic_reference = Some(Box::new(DynamicRef {
-                                initial,
-                                candidates,
-                            }));
-                        }
-                        None => self.warn(
-                            at,
-                            keyword,
-                            format!(
-                                "`$recursiveRef` {} names no schema of this schema, so it is \
-                                 not checked",
                                 agentwire_core::json::Quoted(reference)
                             ),
                         ),
@@ -909,15 +879,34 @@ impl<'a> Compiler<'a> {
         None
     }
 
+    /// The keyword of dynamic references in this dialect: `$dynamicRef` (2020-12),
+    /// `$recursiveRef` (2019-09), none before.
+    fn dynamic_keyword(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Draft2020 => "$dynamicRef",
+            Dialect::Draft2019 => "$recursiveRef",
+            _ => "",
+        }
+    }
+
     /// The candidates of a `$dynamicRef` whose initial target is `target` (Core 8.2.3.2): when
     /// its fragment is a plain name and `target` has a `$dynamicAnchor` of that name (the
     /// "bookending" rule), every schema resource that defines a `$dynamicAnchor` of that name,
-    /// with the node of the subschema that does; otherwise none (it is a `$ref`).
+    /// with the node of the subschema that does; otherwise none (it is a `$ref`). In 2019-09, of
+    /// a `$recursiveRef`: when `target` has `$recursiveAnchor: true`, every resource whose root
+    /// has it.
     fn dynamic_candidates(
         &mut self,
         reference: &str,
         target: &'a Value,
     ) -> Result<Vec<(u32, NodeId)>, SchemaError> {
+        if self.dialect == Dialect::Draft2019 {
+            // 2019-09 Core 8.2.4.2: dynamic when its target says `$recursiveAnchor: true`.
+            if target.get("$recursiveAnchor") != Some(&Value::Bool(true)) {
+                return Ok(Vec::new());
+            }
+            return self.anchored_resources(None);
+        }
         let name = reference
             .split_once('#')
             .map(|(_, fragment)| fragment)
