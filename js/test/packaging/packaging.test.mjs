@@ -197,6 +197,28 @@ test("a fresh TypeScript project type-checks every entry point through the packa
   }
 });
 
+/**
+ * Serves the built app in `dir`, opens it in Chromium with the reference server's URL
+ * (`?server=`), waits for its `#out` to leave "loading", and returns what it wrote there as JSON;
+ * fails on page errors.
+ */
+async function openApp(dir) {
+  const srv = await serveStatic(dir);
+  const browser = await launch();
+  try {
+    const page = await newPage(browser);
+    await page.goto(`http://127.0.0.1:${srv.address().port}/?server=${encodeURIComponent(server())}`);
+    await page.waitForFunction(() => document.getElementById("out").textContent !== "loading", null, { timeout: 20000 });
+    const result = await page.textContent("#out");
+    assert.ok(result.startsWith("{"), result);
+    assert.deepEqual(page.pageErrors, []);
+    return JSON.parse(result);
+  } finally {
+    await browser.close();
+    srv.close();
+  }
+}
+
 function serveStatic(dir) {
   const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
   const srv = createServer((req, res) => {
@@ -253,27 +275,14 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
     .map((f) => readFileSync(join(app, "dist/assets", f)).length).sort((a, b) => a - b);
   assert.equal(modules.length, 2, `wasm assets: ${modules}`);
   assert.ok(modules[0] < modules[1] * 0.6, `wasm assets: ${modules}`);
-  const srv = await serveStatic(join(app, "dist"));
-  const browser = await launch();
-  try {
-    const page = await newPage(browser);
-    await page.goto(`http://127.0.0.1:${srv.address().port}/?server=${encodeURIComponent(server())}`);
-    await page.waitForFunction(() => document.getElementById("out").textContent !== "loading", null, { timeout: 20000 });
-    const result = await page.textContent("#out");
-    assert.ok(result.startsWith("{"), result);
-    const r = JSON.parse(result);
-    assert.deepEqual(r.early, ["not-initialized", "not-initialized"], "a clear error before init()");
-    assert.equal(r.decoded, "hi");
-    assert.equal(r.status, "completed");
-    assert.match(r.deltas, /You asked: “from vite”/);
-    assert.equal(r.isError, true);
-    assert.equal(r.liteDecoded, "lite");
-    assert.equal(r.liteLeftOut, "feature-not-built");
-    assert.deepEqual(page.pageErrors, []);
-  } finally {
-    await browser.close();
-    srv.close();
-  }
+  const r = await openApp(join(app, "dist"));
+  assert.deepEqual(r.early, ["not-initialized", "not-initialized"], "a clear error before init()");
+  assert.equal(r.decoded, "hi");
+  assert.equal(r.status, "completed");
+  assert.match(r.deltas, /You asked: “from vite”/);
+  assert.equal(r.isError, true);
+  assert.equal(r.liteDecoded, "lite");
+  assert.equal(r.liteLeftOut, "feature-not-built");
 });
 
 test("a fresh webpack 5 app bundles the bundler, browser and Node targets, and streams from the reference server in Chromium", async () => {
@@ -353,25 +362,12 @@ test("a fresh webpack 5 app bundles the bundler, browser and Node targets, and s
   assert.equal(modules.length, 3, `wasm assets: ${modules}`);
   assert.ok(modules[0] < modules[2] * 0.6 && modules[1] === modules[2], `wasm assets: ${modules}`);
   writeFileSync(join(app, "dist/index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script src="main.js"></script></body></html>`);
-  const srv = await serveStatic(join(app, "dist"));
-  const browser = await launch();
-  try {
-    const page = await newPage(browser);
-    await page.goto(`http://127.0.0.1:${srv.address().port}/?server=${encodeURIComponent(server())}`);
-    await page.waitForFunction(() => document.getElementById("out").textContent !== "loading", null, { timeout: 20000 });
-    const result = await page.textContent("#out");
-    assert.ok(result.startsWith("{"), result);
-    const r = JSON.parse(result);
-    assert.equal(r.decoded, "hi");
-    assert.equal(r.status, "completed");
-    assert.match(r.deltas, /You asked: “from webpack”/);
-    assert.equal(r.isError, true);
-    assert.equal(r.liteDecoded, "lite");
-    assert.equal(r.liteLeftOut, "feature-not-built");
-    assert.equal(r.webDecoded, "web");
-    assert.deepEqual(page.pageErrors, []);
-  } finally {
-    await browser.close();
-    srv.close();
-  }
+  const r = await openApp(join(app, "dist"));
+  assert.equal(r.decoded, "hi");
+  assert.equal(r.status, "completed");
+  assert.match(r.deltas, /You asked: “from webpack”/);
+  assert.equal(r.isError, true);
+  assert.equal(r.liteDecoded, "lite");
+  assert.equal(r.liteLeftOut, "feature-not-built");
+  assert.equal(r.webDecoded, "web");
 });
