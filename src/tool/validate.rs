@@ -236,9 +236,9 @@ impl<'s, 'v> Validator<'s, 'v> {
         chain
     }
 
-    /// Where `$dynamicRef` leads in `scope` (Core 8.2.3.2): the anchored subschema of the
-    /// outermost resource of the scope that defines its `$dynamicAnchor`, else its initial
-    /// target.
+    /// Where a `$dynamicRef` (2020-12 Core 8.2.3.2) or `$recursiveRef` (2019-09 Core 8.2.4.2)
+    /// leads in `scope`: the anchored subschema of the outermost resource of the scope that
+    /// defines its anchor, else its initial target.
     fn dynamic_target(&self, dynamic: &DynamicRef, scope: usize) -> NodeId {
         if dynamic.candidates.is_empty() {
             return dynamic.initial;
