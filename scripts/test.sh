@@ -72,7 +72,7 @@ if ! skip conformance; then
 fi
 
 if ! skip packaging; then
-  step "packaging: the packed tarball in a fresh Node project, a fresh Vite app and a fresh webpack app"
+  step "packaging: the packed tarball in a fresh Node project, TypeScript project, Vite app and webpack app"
   node --test --test-reporter=spec js/test/packaging/
 fi
 
