@@ -797,6 +797,10 @@ fn request_builder_checks_ranges_and_keeps_extra_fields() {
         assert_eq!(e.code(), "parameter-out-of-range");
         assert_eq!(e.details()["name"], name);
     }
+    // `request()` is the request so far, unchecked; `build()` checks and returns it.
+    let b = RequestBuilder::new().text(Role::User, "Hi").model("m");
+    assert_eq!(b.request().model.as_deref(), Some("m"));
+    assert_eq!(b.request(), &b.clone().build().unwrap());
     let bad: AgentRequest = serde_json::from_value(json!({"input": [], "n": 9})).unwrap();
     assert_eq!(bad.validate().unwrap_err().code(), "parameter-out-of-range");
 }

@@ -1,6 +1,9 @@
 //! The Agent API dialect for JavaScript: the stream decoder, the request builder and
 //! `validateAgentRequest` (the response builders, the server side, are in `agent_api_server`).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use agentwire_core::json::Fields;
 use js_sys::Uint8Array;
 use serde::Serialize;
@@ -279,27 +282,53 @@ impl JsAgentStreamDecoder {
     }
 }
 
-/// Builds an `AgentRequest`. Methods return the builder for chaining (each call consumes the
-/// previous builder object: keep the returned one).
+/// Builds an `AgentRequest`. Each method changes the builder and returns it for chaining: the
+/// returned object is another handle to the same builder, so `b.text(…); b.build()` and
+/// `new RequestBuilder().text(…).build()` both work. A method that throws (a parameter out of
+/// range, a value that is not JSON) leaves the builder as it was, and `build()` can be called again
+/// after more changes.
 #[wasm_bindgen(js_name = RequestBuilder)]
-pub struct JsRequestBuilder(a::RequestBuilder);
+pub struct JsRequestBuilder(Rc<RefCell<a::RequestBuilder>>);
+
+impl JsRequestBuilder {
+    /// Applies `f` to the builder (the Rust builder's methods take it by value) and returns another
+    /// handle to it.
+    fn update(&self, f: impl FnOnce(a::RequestBuilder) -> a::RequestBuilder) -> JsRequestBuilder {
+        let mut b = self.0.borrow_mut();
+        *b = f(std::mem::take(&mut *b));
+        Self(Rc::clone(&self.0))
+    }
+
+    /// [`Self::update`] for the range-checked setters. Their only error is the argument's range,
+    /// which does not depend on the builder, so `f` is tried on an empty builder first: an
+    /// argument out of range throws and leaves the builder as it was.
+    fn try_update(
+        &self,
+        f: impl Fn(a::RequestBuilder) -> Result<a::RequestBuilder, a::AgentApiError>,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        f(a::RequestBuilder::new()).map_err(|e| js_error(&e))?;
+        let mut b = self.0.borrow_mut();
+        *b = f(std::mem::take(&mut *b)).map_err(|e| js_error(&e))?;
+        Ok(Self(Rc::clone(&self.0)))
+    }
+}
 
 #[wasm_bindgen(js_class = RequestBuilder)]
 impl JsRequestBuilder {
     /// An empty request (`stream: true`).
     #[wasm_bindgen(constructor)]
     pub fn new() -> JsRequestBuilder {
-        Self(a::RequestBuilder::new())
+        Self(Rc::default())
     }
 
     /// Adds a `text` content from `role` (joins the last message if it has the same role).
-    pub fn text(self, role: &str, text: &str) -> JsRequestBuilder {
-        Self(self.0.text(Role::from(role), text))
+    pub fn text(&self, role: &str, text: &str) -> JsRequestBuilder {
+        self.update(|b| b.text(Role::from(role), text))
     }
 
     /// Adds an `image` content (a URL or `data:` URL).
-    pub fn image(self, role: &str, image_url: &str) -> JsRequestBuilder {
-        Self(self.0.image(Role::from(role), image_url))
+    pub fn image(&self, role: &str, image_url: &str) -> JsRequestBuilder {
+        self.update(|b| b.image(Role::from(role), image_url))
     }
 
     /// Adds a `data` content (a JSON object).
@@ -307,25 +336,26 @@ impl JsRequestBuilder {
     /// # Errors
     /// `invalid-argument` if `data` cannot be converted to JSON.
     pub fn data(
-        self,
+        &self,
         role: &str,
         #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
     ) -> Result<JsRequestBuilder, JsValue> {
         let value: serde_json::Value = from_js(&data, "data")?;
-        Ok(Self(self.0.data(Role::from(role), value)))
+        Ok(self.update(|b| b.data(Role::from(role), value)))
     }
 
     /// Adds a `file` content referring to a URL.
-    pub fn file(self, role: &str, file_url: &str, filename: Option<String>) -> JsRequestBuilder {
-        Self(self.0.file(Role::from(role), file_url, filename.as_deref()))
+    pub fn file(&self, role: &str, file_url: &str, filename: Option<String>) -> JsRequestBuilder {
+        self.update(|b| b.file(Role::from(role), file_url, filename.as_deref()))
     }
 
     /// Adds a whole message.
     ///
     /// # Errors
     /// `invalid-argument` if `message` has the wrong shape.
-    pub fn message(self, message: Ts<Message>) -> Result<JsRequestBuilder, JsValue> {
-        Ok(Self(self.0.message(from_ts(&message, "message")?)))
+    pub fn message(&self, message: Ts<Message>) -> Result<JsRequestBuilder, JsValue> {
+        let message = from_ts(&message, "message")?;
+        Ok(self.update(|b| b.message(message)))
     }
 
     /// Adds a `function_call_output` message answering a call.
@@ -334,98 +364,92 @@ impl JsRequestBuilder {
     /// `invalid-argument` if `output` has the wrong shape.
     #[wasm_bindgen(js_name = functionCallOutput)]
     pub fn function_call_output(
-        self,
+        &self,
         output: Ts<FunctionCallOutput>,
     ) -> Result<JsRequestBuilder, JsValue> {
-        Ok(Self(
-            self.0.function_call_output(from_ts(&output, "output")?),
-        ))
+        let output = from_ts(&output, "output")?;
+        Ok(self.update(|b| b.function_call_output(output)))
     }
 
     /// Offers a tool (`{type: "function", function: {name, description, parameters}}`).
     ///
     /// # Errors
     /// `invalid-argument` if `tool` has the wrong shape.
-    pub fn tool(self, tool: Ts<Tool>) -> Result<JsRequestBuilder, JsValue> {
-        Ok(Self(self.0.tool(from_ts(&tool, "tool")?)))
+    pub fn tool(&self, tool: Ts<Tool>) -> Result<JsRequestBuilder, JsValue> {
+        let tool = from_ts(&tool, "tool")?;
+        Ok(self.update(|b| b.tool(tool)))
     }
 
     /// Model id.
-    pub fn model(self, model: &str) -> JsRequestBuilder {
-        Self(self.0.model(model))
+    pub fn model(&self, model: &str) -> JsRequestBuilder {
+        self.update(|b| b.model(model))
     }
 
     /// Sampling temperature, 0 to 2.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
-    pub fn temperature(self, t: f64) -> Result<JsRequestBuilder, JsValue> {
-        self.0.temperature(t).map(Self).map_err(|e| js_error(&e))
+    /// `parameter-out-of-range` (the builder is left as it was).
+    pub fn temperature(&self, t: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.try_update(|b| b.temperature(t))
     }
 
     /// Nucleus sampling mass, 0 to 1.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
+    /// `parameter-out-of-range` (the builder is left as it was).
     #[wasm_bindgen(js_name = topP)]
-    pub fn top_p(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
-        self.0.top_p(p).map(Self).map_err(|e| js_error(&e))
+    pub fn top_p(&self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.try_update(|b| b.top_p(p))
     }
 
     /// Frequency penalty, -2 to 2.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
+    /// `parameter-out-of-range` (the builder is left as it was).
     #[wasm_bindgen(js_name = frequencyPenalty)]
-    pub fn frequency_penalty(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
-        self.0
-            .frequency_penalty(p)
-            .map(Self)
-            .map_err(|e| js_error(&e))
+    pub fn frequency_penalty(&self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.try_update(|b| b.frequency_penalty(p))
     }
 
     /// Presence penalty, -2 to 2.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
+    /// `parameter-out-of-range` (the builder is left as it was).
     #[wasm_bindgen(js_name = presencePenalty)]
-    pub fn presence_penalty(self, p: f64) -> Result<JsRequestBuilder, JsValue> {
-        self.0
-            .presence_penalty(p)
-            .map(Self)
-            .map_err(|e| js_error(&e))
+    pub fn presence_penalty(&self, p: f64) -> Result<JsRequestBuilder, JsValue> {
+        self.try_update(|b| b.presence_penalty(p))
     }
 
     /// Maximum tokens to generate, at least 1.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
+    /// `parameter-out-of-range` (the builder is left as it was).
     #[wasm_bindgen(js_name = maxTokens)]
-    pub fn max_tokens(self, m: f64) -> Result<JsRequestBuilder, JsValue> {
+    pub fn max_tokens(&self, m: f64) -> Result<JsRequestBuilder, JsValue> {
         let m = if m.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&m) {
             m as u32
         } else {
             0
         };
-        self.0.max_tokens(m).map(Self).map_err(|e| js_error(&e))
+        self.try_update(|b| b.max_tokens(m))
     }
 
     /// Number of choices, 1 to 5.
     ///
     /// # Errors
-    /// `parameter-out-of-range`.
-    pub fn n(self, n: f64) -> Result<JsRequestBuilder, JsValue> {
+    /// `parameter-out-of-range` (the builder is left as it was).
+    pub fn n(&self, n: f64) -> Result<JsRequestBuilder, JsValue> {
         let n = if n.fract() == 0.0 && (0.0..=5.0).contains(&n) {
             n as u32
         } else {
             0
         };
-        self.0.n(n).map(Self).map_err(|e| js_error(&e))
+        self.try_update(|b| b.n(n))
     }
 
     /// Sampling seed (an integer).
-    pub fn seed(self, seed: f64) -> JsRequestBuilder {
-        Self(self.0.seed(seed as i64))
+    pub fn seed(&self, seed: f64) -> JsRequestBuilder {
+        self.update(|b| b.seed(seed as i64))
     }
 
     /// Stop sequence(s).
@@ -433,28 +457,28 @@ impl JsRequestBuilder {
     /// # Errors
     /// `invalid-argument` unless a string or a list of strings.
     pub fn stop(
-        self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "string | string[]")] stop: JsValue,
     ) -> Result<JsRequestBuilder, JsValue> {
         let stop: Stop = from_js(&stop, "stop")?;
-        Ok(Self(self.0.stop(stop)))
+        Ok(self.update(|b| b.stop(stop)))
     }
 
     /// Session to continue.
     #[wasm_bindgen(js_name = sessionId)]
-    pub fn session_id(self, id: &str) -> JsRequestBuilder {
-        Self(self.0.session_id(id))
+    pub fn session_id(&self, id: &str) -> JsRequestBuilder {
+        self.update(|b| b.session_id(id))
     }
 
     /// Response id to use.
     #[wasm_bindgen(js_name = responseId)]
-    pub fn response_id(self, id: &str) -> JsRequestBuilder {
-        Self(self.0.response_id(id))
+    pub fn response_id(&self, id: &str) -> JsRequestBuilder {
+        self.update(|b| b.response_id(id))
     }
 
     /// Ask for a stream (`true`, the default) or a single JSON answer.
-    pub fn stream(self, stream: bool) -> JsRequestBuilder {
-        Self(self.0.stream(stream))
+    pub fn stream(&self, stream: bool) -> JsRequestBuilder {
+        self.update(|b| b.stream(stream))
     }
 
     /// Sets a field the protocol does not define.
@@ -462,21 +486,23 @@ impl JsRequestBuilder {
     /// # Errors
     /// `invalid-argument` if `value` cannot be converted to JSON.
     pub fn extra(
-        self,
+        &self,
         key: &str,
         #[wasm_bindgen(unchecked_param_type = "JsonValue")] value: JsValue,
     ) -> Result<JsRequestBuilder, JsValue> {
         let value: serde_json::Value = from_js(&value, key)?;
-        Ok(Self(self.0.extra(key, value)))
+        Ok(self.update(|b| b.extra(key, value)))
     }
 
-    /// The request.
+    /// The request as built so far. The builder stays usable: more changes and another `build()`
+    /// give another request.
     ///
     /// # Errors
     /// `parameter-out-of-range`.
-    pub fn build(self) -> Result<Ts<AgentRequest>, JsValue> {
-        let r = self.0.build().map_err(|e| js_error(&e))?;
-        to_ts(&r)
+    pub fn build(&self) -> Result<Ts<AgentRequest>, JsValue> {
+        let b = self.0.borrow();
+        b.request().validate().map_err(|e| js_error(&e))?;
+        to_ts(b.request())
     }
 }
 

@@ -28,6 +28,36 @@ test("RequestBuilder chains, joins contents of one role, and checks ranges with 
   assert.throws(() => validateAgentRequest({ input: [], top_p: 2 }), (e) => e.code === "parameter-out-of-range");
 });
 
+test("RequestBuilder: a method changes the builder, so it works unchained; a throwing method leaves it as it was", () => {
+  const b = new RequestBuilder();
+  b.text("user", "Hello");
+  const same = b.model("m1");
+  b.temperature(0.5);
+  // Each call returns another handle to the same builder.
+  same.text("user", " there");
+  assert.deepEqual(b.build(), same.build());
+  const r = b.build();
+  assert.equal(r.model, "m1");
+  assert.equal(r.temperature, 0.5);
+  assert.deepEqual(r.input.map((m) => m.content.map((c) => c.text)), [["Hello", " there"]]);
+
+  // Out of range, or not JSON: a typed error, and nothing already built is lost.
+  assert.throws(() => b.temperature(7), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range");
+  assert.throws(() => b.n(1.5), (e) => e.code === "parameter-out-of-range");
+  assert.throws(() => b.stop(5), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+  assert.throws(() => b.data("user", { n: 1n }), (e) => e.code === "invalid-argument");
+  assert.deepEqual(b.build(), r);
+
+  // build() leaves the builder usable: more changes give another request.
+  b.text("assistant", "Hi").maxTokens(10);
+  const r2 = b.build();
+  assert.equal(r2.input.length, 2);
+  assert.equal(r2.max_tokens, 10);
+  assert.equal(r.input.length, 1, "the first request is a copy");
+  same.free();
+  assert.equal(b.build().input.length, 2, "freeing one handle leaves the others");
+});
+
 test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it", () => {
   const rb = new ResponseBuilder("sess");
   const events = rb.generateStreamingResponse(["Hel", "lo"]);

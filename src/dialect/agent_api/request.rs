@@ -282,6 +282,12 @@ impl RequestBuilder {
         self
     }
 
+    /// The request as built so far, not checked ([`Self::build`] checks it).
+    #[inline]
+    pub fn request(&self) -> &AgentRequest {
+        &self.request
+    }
+
     /// The request.
     ///
     /// # Errors
