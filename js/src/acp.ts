@@ -19,7 +19,7 @@ import type {
 } from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
 import { wasm, withPattern } from "./api.js";
-import { Queue } from "./queue.js";
+import { Fanout } from "./queue.js";
 import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
 
 /** Options of `new AcpClient(options)`. */
@@ -111,7 +111,8 @@ function issueError(u: Extract<AcpRunUpdate, { type: "issue" }>): ProtocolError 
 
 /**
  * One ACP run: handlers fire as it goes, it is an async iterator of its updates (across resumes,
- * from the moment the iterator is created), and `run` resolves with the assembled run once it
+ * from the moment the iterator is created; one created after the end finishes at once, or throws
+ * the run's error), and `run` resolves with the assembled run once it
  * reaches a terminal status. While the run awaits the client, `awaiting` has the agent's request
  * and `resume(message)` answers it; `cancel()` asks the server to cancel. `session` is the run's
  * lifecycle (the `acpRun` communication schema): `session.allowedMoves("client")` says which of
@@ -128,7 +129,7 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
   /** The run's lifecycle. */
   readonly session: RunSessionView;
   readonly #call: Wasm.AcpRunCall;
-  #queues: Queue<AcpRunUpdate>[] = [];
+  #updates = new Fanout<AcpRunUpdate>();
 
   /** @internal */
   constructor(start: (sink: (updates: AcpRunUpdate[]) => void) => Wasm.AcpRunCall, handlers: AcpRunHandlers, signal: AbortSignal | undefined) {
@@ -143,7 +144,7 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
         if (u.type === "issue" && u.severity === "error") errored = true;
         dispatch(handlers, stateChanges, u);
       }
-      for (const q of this.#queues) q.push(updates);
+      this.#updates.push(updates);
     };
     this.#call = start(sink);
     const call = this.#call;
@@ -163,19 +164,14 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     this.run = call.run;
     // The outcome goes to the iterators and handlers; a caller that never awaits `run` must not
     // get an unhandled rejection.
-    this.run.then(
-      () => this.#queues.forEach((q) => q.end()),
-      (e: unknown) => {
-        this.#queues.forEach((q) => q.fail(e));
-        if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
-      },
-    );
+    this.#updates.follow(this.run);
+    this.run.then(undefined, (e: unknown) => {
+      if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+    });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AcpRunUpdate> {
-    const q = new Queue<AcpRunUpdate>();
-    this.#queues.push(q);
-    return q;
+    return this.#updates.iterator();
   }
 
   /** The run's id, once the server has said it (`null` before). */

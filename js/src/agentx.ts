@@ -13,7 +13,7 @@ import type {
   JsonValue,
 } from "./agentwire.js";
 import { wasm } from "./api.js";
-import { Queue } from "./queue.js";
+import { Fanout } from "./queue.js";
 import { ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
@@ -124,26 +124,22 @@ function dispatch(h: AgentxHandlers, u: AgentxChatUpdate): void {
 
 /**
  * One AgentX chat: handlers fire as packets arrive; it is also an async iterator of the updates
- * of every round (create the iterator before awaiting anything), and `messages` resolves with the
+ * of every round (create the iterator before awaiting anything; one created after the end
+ * finishes at once, or throws the chat's error), and `messages` resolves with the
  * whole conversation at the end (the messages sent, every answer, and the tool outcomes sent
  * back): append a user message to it to continue the chat.
  */
 export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   /** The conversation when the chat ends (rejects with a `ProtocolError`, see `AgentxClient.chat`). */
   readonly messages: Promise<AgentxMessage[]>;
-  #queues: Queue<AgentxChatUpdate>[] = [];
+  #updates = new Fanout<AgentxChatUpdate>();
   #handle: Wasm.AgentxChatHandle | undefined;
   #round = 0;
 
   /** @internal */
   constructor(run: (chat: AgentxChat, deliver: (updates: AgentxChatUpdate[]) => void) => Promise<AgentxMessage[]>) {
-    this.messages = run(this, (updates) => {
-      for (const q of this.#queues) q.push(updates);
-    });
-    this.messages.then(
-      () => this.#queues.forEach((q) => q.end()),
-      (e: unknown) => this.#queues.forEach((q) => q.fail(e)),
-    );
+    this.messages = run(this, (updates) => this.#updates.push(updates));
+    this.#updates.follow(this.messages);
   }
 
   /** @internal The current round's request handle. */
@@ -154,9 +150,7 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AgentxChatUpdate> {
-    const q = new Queue<AgentxChatUpdate>();
-    this.#queues.push(q);
-    return q;
+    return this.#updates.iterator();
   }
 
   /** The current round (0 for the first `POST /chat`). */

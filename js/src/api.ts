@@ -5,7 +5,7 @@ import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, Na
 import type { BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory } from "./errors.js";
 import { guard } from "./guard.js";
-import { Queue } from "./queue.js";
+import { Fanout } from "./queue.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
 import type { ToolStreamHandlers } from "./tools.js";
 
@@ -220,7 +220,8 @@ interface PartWatch {
 
 /**
  * One streaming response: handlers fire as parts arrive; it is also an async iterator of the
- * updates (from the moment the iterator is created: create it before awaiting anything), and
+ * updates (from the moment the iterator is created: create it before awaiting anything; one
+ * created after the end finishes at once, or throws the stream's error), and
  * `response` resolves with the assembled response (or rejects with a `ProtocolError` whose
  * `details.response` keeps everything received). While it streams, `body(msgId)` and
  * `list(pattern)` query what has arrived, and `onPart(pattern, fn)` watches named parts.
@@ -231,7 +232,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * received, unless updates followed it (lenient mode applies events after the end).
    */
   readonly response: Promise<AgentResponse>;
-  #queues: Array<Queue<StreamUpdate>> = [];
+  #updates = new Fanout<StreamUpdate>();
   #handle: Wasm.AgentStreamHandle;
   #watches: PartWatch[] = [];
   #checks: SchemaCheck[] = [];
@@ -239,16 +240,11 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
 
   /** @internal */
   constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle) {
-    this.#handle = start((updates) => {
-      for (const q of this.#queues) q.push(updates);
-    });
+    this.#handle = start((updates) => this.#updates.push(updates));
     this.response = this.#handle.response;
-    // The stream's own outcome is delivered to the queues and handlers; a caller that never awaits
-    // `response` must not get an unhandled rejection.
-    this.response.then(
-      () => this.#queues.forEach((q) => q.end()),
-      (e: unknown) => this.#queues.forEach((q) => q.fail(e)),
-    );
+    // The stream's own outcome ends the iterators (and is handled: a caller that never awaits
+    // `response` gets no unhandled rejection).
+    this.#updates.follow(this.response);
     // Nothing more arrives after the end: release the schema watches (the checks stay, finished).
     const release = (): void => {
       for (const c of this.#checks) for (const m of c.messages.values()) m.watch.free();
@@ -258,9 +254,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamUpdate> {
-    const q = new Queue<StreamUpdate>();
-    this.#queues.push(q);
-    return q;
+    return this.#updates.iterator();
   }
 
   /**

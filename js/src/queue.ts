@@ -66,3 +66,51 @@ export class Queue<T> implements AsyncIterator<T> {
     return Promise.resolve({ value: undefined, done: true });
   }
 }
+
+/**
+ * The async iterators of one stream, run or chat. Each iterator gets the updates pushed after it
+ * was created, and ends (or throws the outcome's error after its queued updates) when the outcome
+ * given to `follow` settles. An iterator created after that ends at once, or throws the error: it
+ * never waits for updates that cannot come.
+ *
+ * @internal
+ */
+export class Fanout<T> {
+  #queues: Array<Queue<T>> = [];
+  #outcome: { failed: boolean; error: unknown } | undefined;
+
+  /**
+   * Ends the iterators when `outcome` settles. Handling it here also keeps a caller that never
+   * awaits it from an unhandled rejection.
+   */
+  follow(outcome: Promise<unknown>): void {
+    outcome.then(
+      () => this.#settle(false, undefined),
+      (e: unknown) => this.#settle(true, e),
+    );
+  }
+
+  #settle(failed: boolean, error: unknown): void {
+    this.#outcome = { failed, error };
+    for (const q of this.#queues) Fanout.#close(q, failed, error);
+    this.#queues = [];
+  }
+
+  static #close<T>(q: Queue<T>, failed: boolean, error: unknown): void {
+    if (failed) q.fail(error);
+    else q.end();
+  }
+
+  /** Delivers `items` to every iterator still open. */
+  push(items: readonly T[]): void {
+    for (const q of this.#queues) q.push(items);
+  }
+
+  /** A new iterator, from now on. */
+  iterator(): AsyncIterator<T> {
+    const q = new Queue<T>();
+    if (this.#outcome === undefined) this.#queues.push(q);
+    else Fanout.#close(q, this.#outcome.failed, this.#outcome.error);
+    return q;
+  }
+}

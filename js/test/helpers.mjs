@@ -38,3 +38,24 @@ export async function eventually(check, ms = 5000, what = "condition") {
     await sleep(25);
   }
 }
+
+/**
+ * The items of an async iterable, or rejects with its error; rejects if it has not finished
+ * within `ms` (an iterator that waits forever would otherwise end the test run silently).
+ */
+export async function collect(iterable, ms = 2000) {
+  let timer;
+  const items = [];
+  const all = (async () => {
+    for await (const item of iterable) items.push(item);
+    return items;
+  })();
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the iteration did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([all, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

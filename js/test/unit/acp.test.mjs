@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentwire, server, shared } from "../helpers.mjs";
+import { agentwire, server, shared, collect } from "../helpers.mjs";
 
 const { AcpClient, ProtocolError, acpCheckInput, acpMessage, Pattern } = await agentwire();
 
@@ -425,6 +425,7 @@ for (const mode of ["stream", "sync", "async"]) {
     assert.ok(["cancelling", "cancelled"].includes(c.session.state), c.session.state);
     const cancelled = await c.run;
     assert.equal(cancelled.status, "cancelled");
+    assert.deepEqual(await collect(c), [], "an iterator created after the end finishes at once");
     assert.equal(c.session.state, "cancelled");
     assert.throws(() => c.cancel(), (e) => e.code === "move-not-allowed" && e.details.terminal === true);
   });

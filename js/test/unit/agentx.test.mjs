@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { agentwire, server, getJson } from "../helpers.mjs";
+import { agentwire, server, getJson, collect } from "../helpers.mjs";
 
 const { AgentxClient, AgentxStreamDecoder, ProtocolError, agentxUserMessage } = await agentwire();
 
@@ -251,7 +251,9 @@ test("a tool that throws: an EXECUTION tool_error, and the agent reports it", as
   client.tools.register("write_file", { type: "object" }, () => {
     throw new Error("disk full");
   });
-  const messages = await client.chat([agentxUserMessage("write")]).messages;
+  const chat = client.chat([agentxUserMessage("write")]);
+  const messages = await chat.messages;
+  assert.deepEqual(await collect(chat), [], "an iterator created after the end finishes at once");
   assert.deepEqual(messages[2].parts[0].error_type, "EXECUTION");
   assert.equal(messages[2].parts[0].message, "Execution of tool 'write_file' failed: disk full");
   assert.equal(messages.at(-1).parts[0].text, "The tool failed: Execution of tool 'write_file' failed: disk full");
@@ -271,6 +273,8 @@ test("maxToolRounds: an agent that never gets it right ends in tool-rounds-excee
     return true;
   });
   assert.deepEqual(errors, ["tool-rounds-exceeded"]);
+  // An iterator created after the end throws the chat's error at once.
+  await assert.rejects(collect(chat), (e) => e.code === "tool-rounds-exceeded");
 });
 
 test("without registered tools the chat ends after one answer, the call unanswered", async () => {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { agentwire, server, getJson, eventually } from "../helpers.mjs";
+import { agentwire, server, getJson, eventually, collect } from "../helpers.mjs";
 
 const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, AcpClient, AgentxClient, agentxUserMessage } =
   await agentwire();
@@ -50,6 +50,20 @@ test("the stream is an async iterator of typed updates ending with done", async 
   assert.equal(types[0], "response");
   assert.equal(types.at(-1), "done");
   assert.ok(types.includes("textDelta") && types.includes("dataDelta") && types.includes("content"));
+});
+
+test("an iterator created after the stream ended finishes at once, or throws the stream's error", async () => {
+  const client = new AgentClient({ baseUrl: server() });
+  const stream = client.stream(request("late iterator"));
+  const early = stream[Symbol.asyncIterator]();
+  await stream.response;
+  assert.deepEqual(await collect(stream), [], "nothing comes after the end");
+  // An iterator created before the end still has every update.
+  assert.equal((await collect({ [Symbol.asyncIterator]: () => early })).at(-1).type, "done");
+
+  const failed = new AgentClient({ baseUrl: server(), endpoint: "/definitely-missing" }).stream(request("x"));
+  await failed.response.catch(() => {});
+  await assert.rejects(collect(failed), (e) => e instanceof ProtocolError && e.code === "http-status");
 });
 
 test("batch mode delivers one array per chunk with the same text in fewer deltas", async () => {
