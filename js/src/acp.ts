@@ -42,7 +42,8 @@ export interface AcpPartTarget {
 
 /**
  * Callbacks of a run, called in order as the run goes on (across resumes). All are optional. No
- * callback runs after the run's `AbortSignal` fires.
+ * callback runs after the run's `AbortSignal` fires. A callback that throws ends the run's request
+ * (the run on the server is not cancelled) and `run` rejects with what it threw.
  */
 export interface AcpRunHandlers {
   /** The run changed (a `run.*` event: status, id, await request, error); its `output` is empty here. */

@@ -37,7 +37,8 @@ export interface AgentxPartTarget extends AgentxTarget {
 
 /**
  * Callbacks of `AgentxClient.chat`, in stream order; all optional. No callback runs after the
- * chat's `AbortSignal` fires.
+ * chat's `AbortSignal` fires. A callback that throws ends the chat: its request is aborted and
+ * `messages` rejects with what it threw.
  */
 export interface AgentxHandlers extends ToolLoopHandlers<AgentxChatRequest> {
   /** A logical message began (its envelope: id, role, unknown fields; `parts` empty). */

@@ -79,7 +79,8 @@ export interface DeltaTarget {
 
 /**
  * Callbacks of `AgentClient.stream`, called as parts arrive, in stream order. All are optional.
- * No callback runs after the stream's `AbortSignal` fires. The tool callbacks (`onToolArguments`,
+ * No callback runs after the stream's `AbortSignal` fires. A callback that throws ends the stream:
+ * the request is aborted and `response` rejects with what it threw. The tool callbacks (`onToolArguments`,
  * `onToolCall`, and with registered tools `onToolCheck`, `onToolResult`, `onToolRound`) are
  * `ToolStreamHandlers`'; with registered tools, the others fire for every round's response.
  */

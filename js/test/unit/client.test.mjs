@@ -103,6 +103,38 @@ test("abort really aborts: the server sees the connection close, no callback run
   assert.equal(errors, 0, "a user's stop is not an error callback");
 });
 
+test("a handler that throws ends the stream: the request is aborted and response rejects with what it threw", async () => {
+  const before = await getJson(`${server()}/stats`);
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=60" });
+  const thrown = new Error("a bug in the app's handler");
+  let deltas = 0, updatesAfter = 0, errors = 0;
+  const stream = client.stream(request("throw"), {
+    onTextDelta: () => {
+      if (++deltas === 2) throw thrown;
+    },
+    onUpdate: () => { if (deltas > 2) updatesAfter++; },
+    onError: () => errors++,
+  });
+  const iterated = collect(stream, 10000);
+  assert.equal(await stream.response.then(() => null, (e) => e), thrown);
+  await assert.rejects(iterated, (e) => e === thrown, "the iterators end with it too");
+  await eventually(async () => (await getJson(`${server()}/stats`)).closedByClient > before.closedByClient, 5000, "the server to see the close");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(deltas, 2, "no callback after it");
+  assert.equal(updatesAfter, 0);
+  assert.equal(errors, 0, "the app's own error is not an onError callback");
+});
+
+test("leaving a for-await loop early ends that iterator only: the stream goes on", async () => {
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=0" });
+  let deltas = 0;
+  const stream = client.stream(request("break"), { onTextDelta: () => deltas++ });
+  for await (const u of stream) if (u.type === "textDelta") break;
+  const r = await stream.response;
+  assert.equal(r.status, "completed");
+  assert.ok(deltas > 5, `${deltas} deltas`);
+});
+
 test("a non-2xx answer rejects with http-status, the status and the body", async () => {
   let onError;
   const client = new AgentClient({ baseUrl: server(), endpoint: "/definitely-missing" });
