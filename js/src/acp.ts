@@ -131,17 +131,28 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
   readonly session: RunSessionView;
   readonly #call: Wasm.AcpRunCall;
   #updates = new Fanout<AcpRunUpdate>();
+  #stop: AbortController;
+  #freed = false;
 
-  /** @internal */
-  constructor(start: (sink: (updates: AcpRunUpdate[]) => void) => Wasm.AcpRunCall, handlers: AcpRunHandlers, signal: AbortSignal | undefined) {
+  /**
+   * @internal `signal` is in every request of the run; it includes `stop`'s, which `free()`
+   * fires.
+   */
+  constructor(
+    start: (sink: (updates: AcpRunUpdate[]) => void) => Wasm.AcpRunCall,
+    handlers: AcpRunHandlers,
+    signal: AbortSignal,
+    stop: AbortController,
+  ) {
+    this.#stop = stop;
     const stateChanges = new Listeners<StateChangeListener>();
     if (handlers.onStateChange) stateChanges.add(handlers.onStateChange);
     let errored = false;
     const sink = (updates: AcpRunUpdate[]): void => {
-      if (signal?.aborted) return;
+      if (signal.aborted) return;
       handlers.onBatch?.(updates);
       for (const u of updates) {
-        if (signal?.aborted) return; // a handler aborted: nothing more runs
+        if (signal.aborted) return; // a handler aborted: nothing more runs
         if (u.type === "issue" && u.severity === "error") errored = true;
         dispatch(handlers, stateChanges, u);
       }
@@ -167,7 +178,7 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     // get an unhandled rejection.
     this.#updates.follow(this.run);
     this.run.then(undefined, (e: unknown) => {
-      if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+      if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
     });
   }
 
@@ -237,8 +248,16 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     return handled(this.#call.cancel());
   }
 
-  /** Releases the wasm memory of this run now (it is also released when garbage collected). */
+  /**
+   * Releases the wasm memory of this run now (it is also released when garbage collected). A run
+   * still under way is aborted first, as by its `AbortSignal`: its request is closed (the run on
+   * the server is not cancelled: `cancel()` asks for that), no handler runs after it, and `run`
+   * rejects with `aborted`. Calling it again does nothing.
+   */
   free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    this.#stop.abort();
     this.#call.free();
   }
 
@@ -305,6 +324,7 @@ function dispatch(h: AcpRunHandlers, stateChanges: Listeners<StateChangeListener
  */
 export class AcpClient {
   readonly #inner: Wasm.AcpClient;
+  #freed = false;
 
   /**
    * @throws ProtocolError `invalid-argument` if the options have the wrong shape,
@@ -357,11 +377,21 @@ export class AcpClient {
   run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
     const messages = Array.isArray(input) ? input : [acpMessage(input)];
     const inner = this.#inner;
-    return new AcpRunHandle((sink) => inner.run(agentName, messages, options, sink), options, options.signal);
+    // The run's own controller (`free()` fires it) beside the user's signal.
+    const stop = new AbortController();
+    const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+    const callOptions = { ...options, signal };
+    return new AcpRunHandle((sink) => inner.run(agentName, messages, callOptions, sink), options, signal, stop);
   }
 
-  /** Releases the wasm memory of this client now (it is also released when garbage collected). */
+  /**
+   * Releases the wasm memory of this client now (it is also released when garbage collected).
+   * Runs already started go on (each holds what its requests need). Calling it again does
+   * nothing.
+   */
   free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
     this.#inner.free();
   }
 

@@ -184,6 +184,7 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
  */
 export class AgentxClient {
   readonly #inner: Wasm.AgentxClient;
+  #freed = false;
   /**
    * The tools this client runs for the agent. When any is registered, `chat` sends their
    * definitions in the request's `tools` field (agentwire's addition to `{messages}`), answers the
@@ -289,8 +290,14 @@ export class AgentxClient {
     });
   }
 
-  /** Releases the wasm memory of this client now (it is also released when garbage collected). */
+  /**
+   * Releases the wasm memory of this client now (it is also released when garbage collected).
+   * Free it once its streams have ended: a response under way goes on, but a tool loop's next
+   * request needs the client. Calling it again does nothing.
+   */
   free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
     this.#inner.free();
   }
 

@@ -238,9 +238,15 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   #watches: PartWatch[] = [];
   #checks: SchemaCheck[] = [];
   #messageTypes = new Map<string, { type: string; status: string | null }>();
+  #stop: AbortController;
+  #freed = false;
 
-  /** @internal */
-  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle) {
+  /**
+   * @internal `stop` aborts the stream's requests (its signal is in every request's); `free()`
+   * fires it.
+   */
+  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle, stop: AbortController) {
+    this.#stop = stop;
     this.#handle = start((updates) => this.#updates.push(updates));
     this.response = this.#handle.response;
     // The stream's own outcome ends the iterators (and is handled: a caller that never awaits
@@ -263,8 +269,13 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * as `body()` no longer work after it). Without it, the memory is released when the stream
    * object is garbage collected, which V8 schedules by JavaScript heap pressure, not wasm memory:
    * apps that open many streams should free them (or use `using stream = client.stream(…)`).
+   * A stream still under way is aborted first, as by its `AbortSignal`: the request is closed, no
+   * handler runs after it, and `response` rejects with `aborted`. Calling it again does nothing.
    */
   free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    this.#stop.abort();
     for (const w of this.#watches) if (w.owned) w.pattern.free();
     this.#watches = [];
     this.#handle.free();
@@ -447,6 +458,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
  */
 export class AgentClient {
   readonly #inner: Wasm.AgentClient;
+  #freed = false;
   /**
    * The tools this client runs for the agent: `client.tools.register(name, parameters, fn,
    * { description })`. When any is registered, `stream` offers them in the request's `tools`,
@@ -486,8 +498,11 @@ export class AgentClient {
    *   `not-event-stream`, `network-error`, `stream-incomplete`, `aborted` or, in the tool loop,
    *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
-  stream(request: AgentRequest, handlers: StreamHandlers = {}, options: StreamRequestOptions = {}): AgentStream {
-    const signal = options.signal;
+  stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
+    // The stream's own controller (`free()` fires it) beside the user's signal.
+    const stop = new AbortController();
+    const signal = userOptions.signal === undefined ? stop.signal : AbortSignal.any([userOptions.signal, stop.signal]);
+    const options = { ...userOptions, signal };
     const inner = this.#inner;
     const tools = this.tools;
     const stream: AgentStream = new AgentStream((toQueues) => {
@@ -496,10 +511,10 @@ export class AgentClient {
         let errored = false;
         const tracker = new ToolCallTracker(handlers);
         const sink = (updates: StreamUpdate[]): void => {
-          if (signal?.aborted) return;
+          if (signal.aborted) return;
           handlers.onBatch?.(updates);
           for (const u of updates) {
-            if (signal?.aborted) return; // a handler aborted: nothing more runs
+            if (signal.aborted) return; // a handler aborted: nothing more runs
             if (u.type === "issue" && u.severity === "error") errored = true;
             dispatch(handlers, u);
             tracker.update(u);
@@ -512,17 +527,23 @@ export class AgentClient {
           tracker.close();
           // One onError per failure: a broken stream already reported itself as an issue update;
           // a user's abort calls no handler at all.
-          if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+          if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
         });
         return handle;
       };
       return tools.size > 0 ? agentToolLoop(open, tools, request, handlers, options) : open(request);
-    });
+    }, stop);
     return stream;
   }
 
-  /** Releases the wasm memory of this client now (it is also released when garbage collected). */
+  /**
+   * Releases the wasm memory of this client now (it is also released when garbage collected).
+   * Free it once its streams have ended: a response under way goes on, but a tool loop's next
+   * request needs the client. Calling it again does nothing.
+   */
   free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
     this.#inner.free();
   }
 

@@ -115,7 +115,11 @@ export interface ToolCallContext {
   callId: string;
   /** The tool's name. */
   toolName: string;
-  /** The stream's `AbortSignal`, if it has one: a long-running tool should stop when it fires. */
+  /**
+   * Fires when the stream is aborted (by its `AbortSignal`, or for `AgentClient.stream` also by
+   * `free()`): a long-running tool should stop then. AgentX chats pass their `AbortSignal`, if
+   * they have one.
+   */
   signal?: AbortSignal;
 }
 

@@ -431,6 +431,31 @@ for (const mode of ["stream", "sync", "async"]) {
   });
 }
 
+test("reference server: a run goes on after its client is freed; freeing the run aborts it", async () => {
+  const client = acp();
+  const h = client.run("approval", "Deploy", { mode: "async", pollInterval: 10 });
+  client.free();
+  client.free(); // again: nothing
+  assert.equal((await h.stopped()).status, "awaiting");
+  await h.resume("yes");
+  assert.equal((await h.run).status, "completed");
+  h.free();
+  h.free();
+
+  let after = 0, freed = false;
+  const streaming = acp().run("approval", "Deploy", {
+    mode: "stream",
+    onTextDelta: () => {
+      if (freed) after++;
+      else { freed = true; streaming.free(); }
+    },
+  });
+  const e = await streaming.run.then(() => null, (x) => x);
+  assert.equal(e?.code, "aborted");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(after, 0, "no handler after free()");
+});
+
 test("reference server: a cancel while the agent streams ends the stream, cancelled", async () => {
   const client = new AcpClient({
     baseUrl: `${server()}/acp`,

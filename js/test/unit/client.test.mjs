@@ -287,6 +287,41 @@ test("a stream can be freed (and disposed); its queries then refuse", async () =
   assert.equal(typeof stream[Symbol.dispose], "function");
   stream.free();
   assert.throws(() => stream.snapshot());
+  stream.free(); // again: nothing
+  stream[Symbol.dispose]();
+  client.free();
+  client.free();
+});
+
+test("freeing a stream under way aborts it: the server sees the close, no handler runs after, response rejects with aborted", async () => {
+  const before = await getJson(`${server()}/stats`);
+  const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=60" });
+  let deltas = 0, after = 0, errors = 0;
+  const stream = client.stream(request("free me while streaming"), {
+    onTextDelta: () => {
+      if (++deltas === 2) stream.free();
+      else if (deltas > 2) after++;
+    },
+    onUpdate: () => { if (deltas > 2) after++; },
+    onError: () => errors++,
+  });
+  const iterated = collect(stream, 10000);
+  const e = await stream.response.then(() => null, (e) => e);
+  assert.ok(e instanceof ProtocolError);
+  assert.equal(e.code, "aborted");
+  assert.equal(e.details.response.status, "canceled");
+  await assert.rejects(iterated, (x) => x === e);
+  await eventually(async () => (await getJson(`${server()}/stats`)).closedByClient > before.closedByClient, 5000, "the server to see the close");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(after, 0, "no handler after free()");
+  assert.equal(errors, 0);
+
+  // With the user's own signal too, either one aborts.
+  const controller = new AbortController();
+  const other = client.stream(request("free me too"), {}, { signal: controller.signal });
+  other.free();
+  assert.equal((await other.response.then(() => null, (x) => x)).code, "aborted");
+  assert.equal(controller.signal.aborted, false, "the user's signal is not fired");
 });
 
 test("retainMessages: false delivers the same updates and releases each message once it finishes", async () => {

@@ -319,8 +319,10 @@ test("aborting while a tool runs rejects with aborted and runs no handler after"
   const client = toolsAgent();
   const controller = new AbortController();
   let after = 0;
+  let toolSignal;
   client.tools.register("get_time", GET_TIME_SCHEMA, async (_args, ctx) => {
-    assert.equal(ctx.signal, controller.signal);
+    toolSignal = ctx.signal;
+    assert.equal(toolSignal.aborted, false);
     controller.abort();
     return "late";
   });
@@ -330,6 +332,7 @@ test("aborting while a tool runs rejects with aborted and runs no handler after"
   }, { signal: controller.signal });
   await assert.rejects(stream.response, (e) => e instanceof ProtocolError && e.code === "aborted" && e.details.response !== undefined);
   assert.equal(after, 0);
+  assert.equal(toolSignal.aborted, true, "the tool's signal fires with the stream's");
 });
 
 test("ClientTools: registration errors, definitions, shared between clients", () => {
