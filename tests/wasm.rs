@@ -228,7 +228,7 @@ fn sse_decoder_splits_crlf_and_utf8_across_chunks() {
     let bytes = "data: caf\u{e9}\r\n\r\n".as_bytes();
     let mut events = Vec::new();
     for b in bytes.chunks(1) {
-        let items: JsValue = d.feed(b).unwrap().into();
+        let items: JsValue = d.feed(Uint8Array::from(b).into()).unwrap().into();
         for i in Array::from(&items).iter() {
             events.push(get(&i, "data").as_string().unwrap());
         }

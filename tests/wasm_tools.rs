@@ -261,7 +261,7 @@ fn agentx_decoder_assembles_the_self_correction_flow_at_any_split() {
         let mut d = JsAgentxStreamDecoder::new(None).unwrap();
         let mut types = Vec::new();
         for chunk in bytes.chunks(size) {
-            for u in Array::from(&d.feed(chunk).unwrap()).iter() {
+            for u in Array::from(&d.feed(js_sys::Uint8Array::from(chunk).into()).unwrap()).iter() {
                 types.push(get(&u, "type").as_string().unwrap());
             }
         }

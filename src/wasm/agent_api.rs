@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, from_ts, to_ts};
 use super::error::js_error;
-use super::http::copy_bytes;
+use super::http::{byte_chunk, copy_bytes};
 use crate::dialect::agent_api::{
     self as a, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, Content,
     FunctionCallOutput, Message, MessageType, Role, SplitUpdates, Stop, StreamUpdate, Tool,
@@ -237,27 +237,19 @@ impl JsAgentStreamDecoder {
         Ok(Self::with_options(options))
     }
 
-    /// Decodes and applies the next chunk (a `Uint8Array`, or an array of byte values); returns
-    /// the updates it produced. A chunk over 64 KiB is copied into wasm memory and decoded 64 KiB
-    /// at a time, per event each slice's updates built before the next is decoded (the same
-    /// updates, in wasm memory bounded by the slice rather than the chunk).
+    /// Decodes and applies the next chunk (a `Uint8Array`, an `ArrayBuffer` or an array of byte
+    /// values); returns the updates it produced. A chunk over 64 KiB is copied into wasm memory
+    /// and decoded 64 KiB at a time, per event each slice's updates built before the next is
+    /// decoded (the same updates, in wasm memory bounded by the slice rather than the chunk).
     ///
     /// # Errors
-    /// `invalid-argument` if `bytes` is neither a `Uint8Array` nor an array.
+    /// `invalid-argument` (`details.what` = `"bytes"`) for anything else, such as a string.
     pub fn feed(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array | number[]")] bytes: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | number[]")]
+        bytes: JsValue,
     ) -> Result<Ts<StreamUpdates>, JsValue> {
-        let bytes = match bytes.dyn_into::<Uint8Array>() {
-            Ok(bytes) => bytes,
-            Err(v) if js_sys::Array::is_array(&v) => Uint8Array::new(&v),
-            Err(_) => {
-                return Err(super::error::invalid_argument(
-                    "bytes",
-                    "it is neither a Uint8Array nor an array of byte values",
-                ))
-            }
-        };
+        let bytes = byte_chunk(bytes, "bytes")?;
         Ok(Ts::new_unchecked(self.feed_and_drain(&bytes)?))
     }
 

@@ -18,8 +18,8 @@ use web_sys::{
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, text_of, Chunk, HeaderList,
+    byte_chunk, copy_bytes, credentials_option, describe, event_stream_reader, fetch_option,
+    promise, read_chunk, send, text_of, Chunk, HeaderList,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -139,10 +139,18 @@ impl JsAgentxStreamDecoder {
         Ok(Self::with_options(options))
     }
 
-    /// Decodes and applies the next chunk; returns the updates it produced.
+    /// Decodes and applies the next chunk (a `Uint8Array`, an `ArrayBuffer` or an array of byte
+    /// values); returns the updates it produced.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"bytes"`) for anything else, such as a string.
     #[wasm_bindgen(unchecked_return_type = "AgentxStreamUpdate[]")]
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        self.stream.feed(bytes);
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | number[]")]
+        bytes: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.stream.feed(&byte_chunk(bytes, "bytes")?.to_vec());
         self.drain()
     }
 

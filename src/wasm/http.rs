@@ -178,6 +178,29 @@ pub(crate) fn copy_bytes(bytes: &Uint8Array, buf: &mut Vec<u8>) {
     *buf = bytes.to_vec();
 }
 
+/// The bytes of a chunk a JavaScript caller feeds: a `Uint8Array` (a Node `Buffer` is one), an
+/// `ArrayBuffer` (viewed, not copied) or an array of byte values (each reduced modulo 256, as a
+/// `Uint8Array` stores it).
+///
+/// # Errors
+/// `invalid-argument` (`details.what` = `what`) for anything else: a string, another typed array,
+/// `null`… A string is the usual mistake, and read as bytes it would be zeros; an `ArrayBuffer`
+/// read as an array would be empty.
+pub(crate) fn byte_chunk(value: JsValue, what: &str) -> Result<Uint8Array, JsValue> {
+    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        return Ok(bytes.clone());
+    }
+    if value.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::Array::is_array(&value) {
+        return Ok(Uint8Array::new(&value));
+    }
+    let reason = if value.is_string() {
+        "it is a string, not bytes (encode it first: new TextEncoder().encode(text))"
+    } else {
+        "it is neither a Uint8Array, an ArrayBuffer nor an array of byte values"
+    };
+    Err(super::error::invalid_argument(what, reason))
+}
+
 /// A client's `options.fetch`: the function used instead of the global `fetch`, if it is one.
 pub(crate) fn fetch_option(options: &JsValue) -> Option<Function> {
     Reflect::get(options, &"fetch".into())

@@ -109,13 +109,19 @@ impl JsPartialJson {
     }
 
     /// As `push`, for UTF-8 bytes that may split a character between pieces (held until the next
-    /// piece completes it).
+    /// piece completes it): a `Uint8Array`, an `ArrayBuffer` or an array of byte values.
     ///
     /// # Errors
-    /// As `push`, and `json-invalid-utf8`.
+    /// As `push`, `json-invalid-utf8`, and `invalid-argument` (`details.what` = `"bytes"`) for
+    /// anything else, such as a string.
     #[wasm_bindgen(js_name = pushBytes, unchecked_return_type = "PartialChange[]")]
-    pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        self.parser.push_bytes(bytes).map_err(|e| js_error(&e))?;
+    pub fn push_bytes(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | number[]")]
+        bytes: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let bytes = super::http::byte_chunk(bytes, "bytes")?.to_vec();
+        self.parser.push_bytes(&bytes).map_err(|e| js_error(&e))?;
         self.changes.convert(self.parser.changes())
     }
 

@@ -105,10 +105,19 @@ impl JsSseDecoder {
         Ok(Self(crate::sse::SseDecoder::with_options(sse)))
     }
 
-    /// Decodes the next chunk; returns the items it completed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Ts<SseDecoderItems>, JsValue> {
+    /// Decodes the next chunk (a `Uint8Array`, an `ArrayBuffer` or an array of byte values);
+    /// returns the items it completed.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"bytes"`) for anything else, such as a string.
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | number[]")]
+        bytes: JsValue,
+    ) -> Result<Ts<SseDecoderItems>, JsValue> {
+        let bytes = super::http::byte_chunk(bytes, "bytes")?.to_vec();
         let mut out = Vec::new();
-        self.0.feed_dyn(bytes, &mut |i| out.push(own(i)));
+        self.0.feed_dyn(&bytes, &mut |i| out.push(own(i)));
         to_ts(&SseDecoderItems(out))
     }
 

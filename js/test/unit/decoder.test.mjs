@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentwire, shared } from "../helpers.mjs";
 
-const { AgentStreamDecoder, SseDecoder, ProtocolError, encodeAgentEvent } = await agentwire();
+const { AgentStreamDecoder, SseDecoder, AgentxStreamDecoder, PartialJson, ProtocolError, encodeAgentEvent } = await agentwire();
 const fixture = (p) => readFileSync(join(shared, "fixtures", p));
 
 test("AgentStreamDecoder assembles every agentscope-runtime fixture identically at any chunking", () => {
@@ -258,4 +258,30 @@ test("a surrogate pair cut between two deltas is joined; a half left alone reads
   assert.equal(response.output[0].content[0].text, ("a\ud83d" + "b" + "c\ud83d").toWellFormed());
   assert.equal(response.output[0].content[1].text, "\ude00".toWellFormed());
   assert.deepEqual(deltas, ["a", "\ufffd", "b", "\ufffd", "c", "\ufffd"]);
+});
+
+test("every byte feeder takes a Uint8Array, a Buffer, an ArrayBuffer or an array of bytes alike, and refuses anything else with invalid-argument", () => {
+  const encode = (text) => new TextEncoder().encode(text);
+  const agentEvent = 'data: {"object":"response","status":"created","id":"r1"}\n\n';
+  const feeders = [
+    ["SseDecoder", encode(agentEvent), () => { const d = new SseDecoder(); return (x) => d.feed(x); }],
+    ["AgentStreamDecoder", encode(agentEvent), () => { const d = new AgentStreamDecoder(); return (x) => d.feed(x); }],
+    ["AgentxStreamDecoder", encode('data: {"type":"message","message":{"role":"assistant","parts":[]}}\n\n'),
+      () => { const d = new AgentxStreamDecoder(); return (x) => [...d.feed(x), ...d.finish()]; }],
+    ["PartialJson.pushBytes", encode('{"city": "Par'), () => { const p = new PartialJson(); return (x) => p.pushBytes(x); }],
+  ];
+  for (const [name, bytes, make] of feeders) {
+    const expected = JSON.stringify(make()(bytes));
+    assert.ok(expected.length > 2, `${name} gives something for its bytes: ${expected}`);
+    for (const form of [Buffer.from(bytes), bytes.slice().buffer, Array.from(bytes)]) {
+      assert.equal(JSON.stringify(make()(form)), expected, `${name}: ${form.constructor.name}`);
+    }
+    // A string (its bytes would be read as zeros), another typed array, null: a typed error, and
+    // the feeder goes on as if it had not been called.
+    for (const [bad, reason] of [[new TextDecoder().decode(bytes), /a string, not bytes/], [new Uint16Array(4), /neither/], [null, /neither/]]) {
+      const feed = make();
+      assert.throws(() => feed(bad), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "bytes" && reason.test(e.details.reason), `${name}: ${String(bad)}`);
+      assert.equal(JSON.stringify(feed(bytes)), expected, `${name} after the error`);
+    }
+  }
 });
