@@ -307,7 +307,8 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
 
   /**
    * Calls `fn` whenever a named part matching `pattern` appears, grows or completes, from now on:
-   * `stream.onPart("/sources/*", (part) => render(part))`. Returns a function that stops watching.
+   * `stream.onPart("/sources/*", (part) => render(part))`. Returns a function that stops watching
+   * (and frees the pattern compiled from a string); calling it again does nothing.
    *
    * @throws ProtocolError for an invalid pattern.
    */
@@ -316,7 +317,9 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     const watch: PartWatch = { pattern: compiled, owned: typeof pattern === "string", fn, parts: new Map() };
     this.#watches.push(watch);
     return () => {
+      if (!this.#watches.includes(watch)) return;
       this.#watches = this.#watches.filter((w) => w !== watch);
+      if (watch.owned) watch.pattern.free();
     };
   }
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { agentwire, server, getJson, eventually, collect } from "../helpers.mjs";
 
-const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, AcpClient, AgentxClient, agentxUserMessage } =
+const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, AcpClient, AgentxClient, agentxUserMessage, Pattern } =
   await agentwire();
 
 const request = (text) => new RequestBuilder().text("user", text).sessionId("t").build();
@@ -282,7 +282,15 @@ test("a stream can be freed (and disposed); its queries then refuse", async () =
   const client = new AgentClient({ baseUrl: server() });
   const stream = client.stream(request("free me"));
   stream.onPart("/sources/*", () => {});
+  let kept = 0, stopped = 0;
+  const stop = stream.onPart(new Pattern("/**"), () => kept++);
+  const stopOwned = stream.onPart("/**", () => stopped++);
+  stopOwned();
+  stopOwned(); // again: nothing
   const r = await stream.response;
+  assert.ok(kept > 0, "the other watch still runs");
+  assert.equal(stopped, 0, "nothing after stopping");
+  stop();
   assert.equal(r.status, "completed");
   assert.equal(typeof stream[Symbol.dispose], "function");
   stream.free();
