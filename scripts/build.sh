@@ -135,8 +135,7 @@ rm "$out/web/tsconfig.json"
 # The Node target's module is the browser target's, byte for byte (above): node/ reads web/'s
 # instead of shipping a copy. Its glue reads the module with `readFileSync(new URL(...,
 # import.meta.url))`, and that one URL is pointed at ../web/ (one copy of each module fewer in
-# the package: the tarball 2.8 -> 2.0 MB with the smaller entry points). bundler/ keeps its own: a
-# bundler resolves the module's imports (./agentwire_bg.js) next to it.
+# the package: the tarball 2.8 -> 2.0 MB with the smaller entry points).
 if cmp -s "$out/web/agentwire_bg.wasm" "$out/node/agentwire_bg.wasm"; then
   node -e '
     const fs = require("fs");
@@ -148,6 +147,25 @@ if cmp -s "$out/web/agentwire_bg.wasm" "$out/node/agentwire_bg.wasm"; then
     fs.writeFileSync(file, glue.replace(url, `new URL("../web/agentwire_bg.wasm",import.meta.url)`));
   ' "$out/node/agentwire.js"
   rm "$out/node/agentwire_bg.wasm"
+fi
+# bundler/ imports web/'s module too (`import * as wasm from "../web/agentwire_bg.wasm"`). A
+# bundler (or Node's WebAssembly ESM integration) resolves the module's own imports next to it:
+# `./agentwire_bg.js`, which in web/ re-exports bundler/'s glue (the same module instance, whose
+# `__wbg_set_wasm` the bundler glue calls), and `./snippets/…`, which web/ has (the same files,
+# stateless functions). One more copy of each module fewer in the package: the tarball 2.0 -> 1.3
+# MB (1,268,305 bytes, at the commit that made this change).
+if cmp -s "$out/web/agentwire_bg.wasm" "$out/bundler/agentwire_bg.wasm"; then
+  node -e '
+    const fs = require("fs");
+    const file = process.argv[1];
+    const glue = fs.readFileSync(file, "utf8");
+    const from = /from"\.\/agentwire_bg\.wasm"/g;
+    const found = glue.match(from)?.length ?? 0;
+    if (found !== 1) throw new Error(`build: ${file}: the module import found ${found} times, not once`);
+    fs.writeFileSync(file, glue.replace(from, `from"../web/agentwire_bg.wasm"`));
+  ' "$out/bundler/agentwire.js"
+  echo 'export * from "../bundler/agentwire_bg.js";' > "$out/web/agentwire_bg.js"
+  rm "$out/bundler/agentwire_bg.wasm"
 fi
 
 # The smaller entry points: this script again, with one feature, into $out/<feature>/. Their .d.ts

@@ -42,9 +42,9 @@ const decodeText = `
 test("the tarball holds the three targets, types and wasm, and nothing else", () => {
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
   for (const f of ["package.json", "README.md", "web/index.js", "web/index.d.ts", "node/index.js", "bundler/index.js",
-    "web/agentwire_bg.wasm", "bundler/agentwire_bg.wasm"]) assert.ok(files.includes(f), f);
-  // node/ loads web/'s module (one copy fewer; scripts/build.sh).
-  assert.ok(!files.some((f) => f.endsWith("node/agentwire_bg.wasm")), "no module in any node/");
+    "web/agentwire_bg.wasm", "web/agentwire_bg.js"]) assert.ok(files.includes(f), f);
+  // node/ and bundler/ load web/'s module (two copies fewer; scripts/build.sh).
+  assert.ok(!files.some((f) => /(node|bundler)\/agentwire_bg\.wasm$/.test(f)), "no module in any node/ or bundler/");
   assert.ok(!files.some((f) => f.startsWith("src/") || f.includes("tsconfig")), files.join(" "));
 });
 
@@ -57,7 +57,7 @@ test("the smaller entry points: each target of each, the full build's declaratio
     const info = JSON.parse(readFileSync(join(pkgDir, entry, "BUILD_INFO.json"), "utf8"));
     assert.equal(info.features, features);
     for (const t of ["web", "bundler", "node"]) {
-      for (const f of ["index.js", "index.d.ts", "agentwire.js", ...(t === "node" ? [] : ["agentwire_bg.wasm"])]) {
+      for (const f of ["index.js", "index.d.ts", "agentwire.js", ...(t === "web" ? ["agentwire_bg.wasm"] : [])]) {
         assert.ok(files.includes(`${entry}/${t}/${f}`), `${entry}/${t}/${f}`);
       }
       // The API's declarations are the full build's, file for file.
