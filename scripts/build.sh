@@ -91,6 +91,23 @@ for t in bundler node; do
     cp "$out/web/agentwire_bg.wasm" "$out/$t/agentwire_bg.wasm"
   fi
 done
+# wasm-bindgen's glue passes a string parameter with `passStringToWasm0`, which reads any other
+# value as an empty string in a browser (`new RequestBuilder().text("user", 42)` sent "") and throws
+# a TypeError in Node: it now throws the `invalid-argument` ProtocolError of `__notAString`
+# (src/wasm/error.rs) first. Optional string parameters skip it for `null` and `undefined`.
+for t in web bundler node; do
+  glue="$out/$t/agentwire.js"
+  [[ $t == bundler ]] && glue="$out/$t/agentwire_bg.js"
+  node -e '
+    const fs = require("fs");
+    const file = process.argv[1];
+    const glue = fs.readFileSync(file, "utf8");
+    const head = "function passStringToWasm0(arg, malloc, realloc) {\n";
+    const found = glue.split(head).length - 1;
+    if (found !== 1) throw new Error(`build: ${file}: passStringToWasm0 found ${found} times, not once`);
+    fs.writeFileSync(file, glue.replace(head, head + "    if (typeof arg !== \"string\") throw __notAString(typeof arg);\n"));
+  ' "$glue"
+done
 # The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −5.2 KB
 # gzipped (scripts/shorten-names.mjs).
 node scripts/shorten-names.mjs "$out"

@@ -21,6 +21,16 @@ pub fn set_error_factory(factory: Function) {
     FACTORY.with(|f| *f.borrow_mut() = Some(factory));
 }
 
+/// The error for a string parameter given another type: `invalid-argument` (`details.what` =
+/// `"argument"`, `details.reason` naming `found`, the value's `typeof`). wasm-bindgen's glue would
+/// read such a value as an empty string in a browser (`[object Object]`'s UTF-8 written into no
+/// room) and throw a `TypeError` in Node; scripts/build.sh makes its string passing
+/// (`passStringToWasm0`) throw this instead.
+#[wasm_bindgen(js_name = "__notAString")]
+pub fn not_a_string(found: &str) -> JsValue {
+    invalid_argument("argument", &["expected a string, got ", found].concat())
+}
+
 /// An error object for a core error.
 pub(crate) fn js_error(e: &impl ErrorCode) -> JsValue {
     error_object(e.code(), e, e.details())

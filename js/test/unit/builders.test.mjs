@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agentwire } from "../helpers.mjs";
 
-const { RequestBuilder, ResponseBuilder, AgentStreamDecoder, encodeAgentEvent, validateAgentRequest, ProtocolError } = await agentwire();
+const { RequestBuilder, ResponseBuilder, AgentStreamDecoder, encodeAgentEvent, validateAgentRequest, ProtocolError, Pattern } = await agentwire();
 
 test("RequestBuilder chains, joins contents of one role, and checks ranges with typed errors", () => {
   const r = new RequestBuilder()
@@ -56,6 +56,19 @@ test("RequestBuilder: a method changes the builder, so it works unchained; a thr
   assert.equal(r.input.length, 1, "the first request is a copy");
   same.free();
   assert.equal(b.build().input.length, 2, "freeing one handle leaves the others");
+});
+
+test("a string parameter given another type throws invalid-argument (not a TypeError, not an empty string)", () => {
+  const b = new RequestBuilder().text("user", "kept");
+  for (const [value, type] of [[42, "number"], [{ text: "hi" }, "object"], [undefined, "undefined"], [null, "object"], [Symbol("s"), "symbol"]]) {
+    assert.throws(() => b.text("user", value), (e) => e instanceof ProtocolError && e.code === "invalid-argument" &&
+      e.details.what === "argument" && e.details.reason === `expected a string, got ${type}`, String(type));
+  }
+  assert.throws(() => new Pattern(5), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+  // Optional string parameters still take null and undefined.
+  b.file("user", "https://example.com/a.pdf", undefined);
+  assert.deepEqual(b.build().input[0].content.map((c) => c.type), ["text", "file"]);
+  assert.equal(b.build().input[0].content[0].text, "kept");
 });
 
 test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it", () => {
