@@ -18,7 +18,7 @@ import type {
   RunMessage,
 } from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
-import { wasm, withPattern } from "./api.js";
+import { ownSignal, wasm, withPattern } from "./api.js";
 import { Fanout } from "./queue.js";
 import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
 
@@ -377,9 +377,7 @@ export class AcpClient {
   run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
     const messages = Array.isArray(input) ? input : [acpMessage(input)];
     const inner = this.#inner;
-    // The run's own controller (`free()` fires it) beside the user's signal.
-    const stop = new AbortController();
-    const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+    const { stop, signal } = ownSignal(options.signal);
     const callOptions = { ...options, signal };
     return new AcpRunHandle((sink) => inner.run(agentName, messages, callOptions, sink), options, signal, stop);
   }

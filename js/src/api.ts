@@ -49,6 +49,16 @@ export function wasm(): WasmModule {
 }
 
 /**
+ * @internal A stream's or a run's own `AbortController` (its `free()` fires it) and the signal its
+ * requests carry: the controller's, combined with the user's signal if there is one (the user's
+ * signal itself is never fired).
+ */
+export function ownSignal(user: AbortSignal | undefined): { stop: AbortController; signal: AbortSignal } {
+  const stop = new AbortController();
+  return { stop, signal: user === undefined ? stop.signal : AbortSignal.any([user, stop.signal]) };
+}
+
+/**
  * Runs `use` with `pattern` compiled: a string is compiled for the call and freed after it, a
  * `Pattern` is used as it is.
  *
@@ -502,9 +512,7 @@ export class AgentClient {
    *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
   stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
-    // The stream's own controller (`free()` fires it) beside the user's signal.
-    const stop = new AbortController();
-    const signal = userOptions.signal === undefined ? stop.signal : AbortSignal.any([userOptions.signal, stop.signal]);
+    const { stop, signal } = ownSignal(userOptions.signal);
     const options = { ...userOptions, signal };
     const inner = this.#inner;
     const tools = this.tools;
