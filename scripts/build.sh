@@ -95,6 +95,8 @@ done
 # value as an empty string in a browser (`new RequestBuilder().text("user", 42)` sent "") and throws
 # a TypeError in Node: it now throws the `invalid-argument` ProtocolError of `__notAString`
 # (src/wasm/error.rs) first. Optional string parameters skip it for `null` and `undefined`.
+# And each class's `free()` (also its `[Symbol.dispose]`) does nothing the second time: it passed
+# the cleared pointer to the module, which threw "null pointer passed to rust".
 for t in web bundler node; do
   glue="$out/$t/agentwire.js"
   [[ $t == bundler ]] && glue="$out/$t/agentwire_bg.js"
@@ -105,7 +107,14 @@ for t in web bundler node; do
     const head = "function passStringToWasm0(arg, malloc, realloc) {\n";
     const found = glue.split(head).length - 1;
     if (found !== 1) throw new Error(`build: ${file}: passStringToWasm0 found ${found} times, not once`);
-    fs.writeFileSync(file, glue.replace(head, head + "    if (typeof arg !== \"string\") throw __notAString(typeof arg);\n"));
+    const frees = glue.split("    free() {\n").length - 1;
+    const raw = "const ptr = this.__destroy_into_raw();\n        wasm.__wbg_";
+    const cleared = glue.split(raw).length - 1;
+    if (frees === 0 || cleared !== frees) throw new Error(`build: ${file}: ${frees} free() methods, ${cleared} of the expected form`);
+    const patched = glue
+      .replace(head, head + "    if (typeof arg !== \"string\") throw __notAString(typeof arg);\n")
+      .replaceAll(raw, raw.replace("\n", "\n        if (ptr === 0) return;\n"));
+    fs.writeFileSync(file, patched);
   ' "$glue"
 done
 # The names the module and the glue call each other by, shortened (`_a`, `_b`, …) in both: −5.2 KB

@@ -65,6 +65,11 @@ test("a string parameter given another type throws invalid-argument (not a TypeE
       e.details.what === "argument" && e.details.reason === `expected a string, got ${type}`, String(type));
   }
   assert.throws(() => new Pattern(5), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
+  // A wasm object's free() (and [Symbol.dispose]) does nothing the second time.
+  const p = new Pattern("/a/*");
+  p.free();
+  p.free();
+  p[Symbol.dispose]();
   // Optional string parameters still take null and undefined.
   b.file("user", "https://example.com/a.pdf", undefined);
   assert.deepEqual(b.build().input[0].content.map((c) => c.type), ["text", "file"]);
