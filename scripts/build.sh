@@ -96,7 +96,12 @@ done
 # a TypeError in Node: it now throws the `invalid-argument` ProtocolError of `__notAString`
 # (src/wasm/error.rs) first. Optional string parameters skip it for `null` and `undefined`.
 # And each class's `free()` (also its `[Symbol.dispose]`) does nothing the second time: it passed
-# the cleared pointer to the module, which threw "null pointer passed to rust".
+# the cleared pointer to the module, which threw "null pointer passed to rust". A `free()` from
+# inside one of the object's own methods (a getter or callback it ran) releases it when that method
+# returns, as the finalizer would (`allow_delayed`), instead of throwing wasm-bindgen's "attempted
+# to take ownership of Rust value while it was borrowed". wasm-bindgen's own errors (`throw_str`:
+# a method of a freed object, or of one in use) throw the ProtocolError of `__bindingError`
+# (`object-freed`, `object-in-use`) instead of a plain `Error`.
 for t in web bundler node; do
   glue="$out/$t/agentwire.js"
   [[ $t == bundler ]] && glue="$out/$t/agentwire_bg.js"
@@ -110,10 +115,19 @@ for t in web bundler node; do
     const frees = glue.split("    free() {\n").length - 1;
     const raw = "const ptr = this.__destroy_into_raw();\n        wasm.__wbg_";
     const cleared = glue.split(raw).length - 1;
-    if (frees === 0 || cleared !== frees) throw new Error(`build: ${file}: ${frees} free() methods, ${cleared} of the expected form`);
+    const now = /(const ptr = this.__destroy_into_raw\(\);\n        wasm\.__wbg_\w+_free\(ptr), 0\);/g;
+    const freeNow = glue.match(now)?.length ?? 0;
+    if (frees === 0 || cleared !== frees || freeNow !== frees) {
+      throw new Error(`build: ${file}: ${frees} free() methods, ${cleared} and ${freeNow} of the expected forms`);
+    }
+    const thrown = "throw new Error(getStringFromWasm0(arg0, arg1));";
+    const throws = glue.split(thrown).length - 1;
+    if (throws !== 1) throw new Error(`build: ${file}: the body of __wbindgen_throw found ${throws} times, not once`);
     const patched = glue
       .replace(head, head + "    if (typeof arg !== \"string\") throw __notAString(typeof arg);\n")
-      .replaceAll(raw, raw.replace("\n", "\n        if (ptr === 0) return;\n"));
+      .replace(now, "$1, 1);")
+      .replaceAll(raw, raw.replace("\n", "\n        if (ptr === 0) return;\n"))
+      .replace(thrown, "throw __bindingError(getStringFromWasm0(arg0, arg1));");
     fs.writeFileSync(file, patched);
   ' "$glue"
 done

@@ -12,7 +12,7 @@ import type {
   Body,
   JsonValue,
 } from "./agentwire.js";
-import { wasm } from "./api.js";
+import { ownSignal, wasm } from "./api.js";
 import { Fanout } from "./queue.js";
 import { ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
@@ -128,7 +128,8 @@ function dispatch(h: AgentxHandlers, u: AgentxChatUpdate): void {
  * of every round (create the iterator before awaiting anything; one created after the end
  * finishes at once, or throws the chat's error), and `messages` resolves with the
  * whole conversation at the end (the messages sent, every answer, and the tool outcomes sent
- * back): append a user message to it to continue the chat.
+ * back): append a user message to it to continue the chat. `free()` (or `using chat = …`)
+ * releases the current round's wasm memory, aborting the chat first if it is still under way.
  */
 export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   /** The conversation when the chat ends (rejects with a `ProtocolError`, see `AgentxClient.chat`). */
@@ -136,9 +137,18 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
   #updates = new Fanout<AgentxChatUpdate>();
   #handle: Wasm.AgentxChatHandle | undefined;
   #round = 0;
+  #stop: AbortController;
+  #freed = false;
 
-  /** @internal */
-  constructor(run: (chat: AgentxChat, deliver: (updates: AgentxChatUpdate[]) => void) => Promise<AgentxMessage[]>) {
+  /**
+   * @internal `stop` aborts the chat's requests and its tool calls (its signal is in each); `free()`
+   * fires it.
+   */
+  constructor(
+    run: (chat: AgentxChat, deliver: (updates: AgentxChatUpdate[]) => void) => Promise<AgentxMessage[]>,
+    stop: AbortController,
+  ) {
+    this.#stop = stop;
     this.messages = run(this, (updates) => this.#updates.push(updates));
     this.#updates.follow(this.messages);
   }
@@ -148,6 +158,24 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
     this.#handle?.free();
     this.#round = round;
     this.#handle = handle;
+  }
+
+  /**
+   * Releases the current round's wasm memory now (the answer assembled so far; `snapshot()` and
+   * `body()` throw `object-freed` after it); without it, it is released when the chat is garbage
+   * collected. A chat still under way is aborted first, as by its `AbortSignal`: the request is
+   * closed, no handler runs after it, a tool loop sends nothing more, and `messages` rejects with
+   * `aborted`. Calling it again does nothing.
+   */
+  free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    this.#stop.abort();
+    this.#handle?.free();
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AgentxChatUpdate> {
@@ -229,7 +257,8 @@ export class AgentxClient {
   ): AgentxChat {
     const inner = this.#inner;
     const tools = this.tools;
-    const signal = options.signal;
+    const { stop, signal } = ownSignal(options.signal);
+    const roundOptions = { ...options, signal };
     const max = maxToolRounds(options.maxToolRounds);
     let request: AgentxChatRequest = Array.isArray(messages) ? { messages } : { ...messages };
     if (tools.size > 0 && request.tools === undefined) {
@@ -239,21 +268,21 @@ export class AgentxClient {
     const open = (chat: AgentxChat, deliver: (u: AgentxChatUpdate[]) => void, round: number, r: AgentxChatRequest) => {
       let errored = false;
       const sink = (raw: AgentxStreamUpdate[]): void => {
-        if (signal?.aborted) return;
+        if (signal.aborted) return;
         const updates = raw as AgentxChatUpdate[];
         for (const u of updates) u.round = round;
         handlers.onBatch?.(updates);
         for (const u of updates) {
-          if (signal?.aborted) return;
+          if (signal.aborted) return;
           if (u.type === "issue" && u.severity === "error") errored = true;
           dispatch(handlers, u);
         }
         deliver(updates);
       };
-      const handle = inner.chat(r, sink, options);
+      const handle = inner.chat(r, sink, roundOptions);
       chat.setRound(round, handle);
       handle.messages.catch((e: unknown) => {
-        if (!errored && !signal?.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+        if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
       });
       return handle;
     };
@@ -287,7 +316,7 @@ export class AgentxClient {
           pending = open(self, deliver, round + 1, current);
         }
       })();
-    });
+    }, stop);
   }
 
   /**

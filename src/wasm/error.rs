@@ -31,6 +31,33 @@ pub fn not_a_string(found: &str) -> JsValue {
     invalid_argument("argument", &["expected a string, got ", found].concat())
 }
 
+/// The error for what wasm-bindgen's own checks of a wasm object throw, by their `message`:
+/// - `object-freed` for a method of an object whose `free()` (or `[Symbol.dispose]`, or a
+///   consuming method) has run: wasm-bindgen's "null pointer passed to rust";
+/// - `object-in-use` for a method that needs the object to itself (`&mut self`) called while
+///   another of its methods runs (from a getter or callback that method reached), or any method
+///   while such a method runs: "recursive use of an object detected which would lead to unsafe
+///   aliasing in rust".
+///
+/// `details` is `{}`. Any other message gets a plain `Error`, as wasm-bindgen's glue made it.
+/// scripts/build.sh makes the glue's `__wbindgen_throw` throw this instead of `new Error(message)`.
+#[wasm_bindgen(js_name = "__bindingError")]
+pub fn binding_error(message: &str) -> JsValue {
+    let (code, text) = match message {
+        wasm_bindgen::__rt::NULL_ERROR => (
+            "object-freed",
+            "the object was used after its free() (or [Symbol.dispose]) released it",
+        ),
+        wasm_bindgen::__rt::BORROW_ERROR => (
+            "object-in-use",
+            "the object was used while one of its own methods runs (from a getter or callback \
+             that method called)",
+        ),
+        _ => return js_sys::Error::new(message).into(),
+    };
+    make(code, text, js_sys::Object::new().into())
+}
+
 /// An error object for a core error.
 pub(crate) fn js_error(e: &impl ErrorCode) -> JsValue {
     error_object(e.code(), e, e.details())

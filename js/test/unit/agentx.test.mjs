@@ -295,19 +295,58 @@ test("HTTP errors, malformed requests and abort are typed errors", async () => {
   await assert.rejects(missing.chat([agentxUserMessage("x")]).messages, (e) => e instanceof ProtocolError && ["http-status", "not-event-stream"].includes(e.code));
   const client = new AgentxClient({ baseUrl: server(), endpoint: "/chat?pace_ms=80" });
   assert.throws(() => client.chat([{ role: "user" }]), (e) => e instanceof ProtocolError && e.code === "invalid-argument");
-  const controller = new AbortController();
-  let afterAbort = 0;
-  let aborted = false;
-  const chat = client.chat([agentxUserMessage("x")], {
-    onPart: () => {
-      if (aborted) afterAbort++;
-      aborted = true;
-      controller.abort();
-    },
-    onTextDelta: () => aborted && afterAbort++,
-  }, { signal: controller.signal });
-  await assert.rejects(chat.messages, (e) => e.code === "aborted" && Array.isArray(e.details.messages));
-  assert.equal(afterAbort, 0);
+});
+
+test("abort and free() stop a chat under way (its request, its handlers, its tool loop); free() again does nothing", async () => {
+  // During a round, by its signal or by free(): the request is closed, no handler runs after it,
+  // `messages` rejects `aborted` with what the round received.
+  const client = new AgentxClient({ baseUrl: server(), endpoint: "/chat?pace_ms=80" });
+  for (const how of ["abort", "free"]) {
+    const controller = new AbortController();
+    let after = 0;
+    let stopped = false;
+    const chat = client.chat([agentxUserMessage("x")], {
+      onPart: () => {
+        if (stopped) after++;
+        stopped = true;
+        if (how === "abort") controller.abort();
+        else chat.free();
+      },
+      onTextDelta: () => stopped && after++,
+      onError: () => after++,
+    }, { signal: controller.signal });
+    await assert.rejects(chat.messages, (e) => e instanceof ProtocolError && e.code === "aborted" && Array.isArray(e.details.messages));
+    const late = await collect(chat, 1000).catch((e) => e);
+    assert.equal(late.code, "aborted", `${how}: an iterator created after it throws the chat's error`);
+    assert.equal(after, 0, how);
+    assert.equal(controller.signal.aborted, how === "abort", "free() does not fire the user's signal");
+  }
+  const chat = client.chat([agentxUserMessage("x")]);
+  chat.free();
+  await assert.rejects(chat.messages, (e) => e.code === "aborted");
+  assert.throws(() => chat.snapshot(), (e) => e instanceof ProtocolError && e.code === "object-freed");
+  chat.free();
+  chat[Symbol.dispose]();
+
+  // During a tool call: the tool's signal fires and no next POST /chat is sent.
+  const tools = new AgentxClient({ baseUrl: localUrl, endpoint: "/flow3" });
+  let looped;
+  tools.tools.register("write_file", WRITE_FILE, (_args, ctx) => new Promise((resolve) => {
+    ctx.signal.addEventListener("abort", () => resolve({ status: "aborted" }));
+    looped.free();
+  }));
+  const start = received.length;
+  looped = tools.chat([agentxUserMessage("Write a file")]);
+  await assert.rejects(looped.messages, (e) => e instanceof ProtocolError && e.code === "aborted");
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(received.length, start + 1, "one POST /chat, none after free()");
+
+  // After the end: free() releases the answer; the conversation stays as it resolved.
+  const done = new AgentxClient({ baseUrl: localUrl, endpoint: "/flow1" }).chat([agentxUserMessage("hi")]);
+  const messages = await done.messages;
+  done.free();
+  assert.equal(messages.at(-1).parts[0].text, "Hello there!");
+  assert.throws(() => done.body(0), (e) => e.code === "object-freed");
 });
 
 test("AgentxStreamDecoder: transport-independent, any split", () => {

@@ -294,7 +294,7 @@ test("a stream can be freed (and disposed); its queries then refuse", async () =
   assert.equal(r.status, "completed");
   assert.equal(typeof stream[Symbol.dispose], "function");
   stream.free();
-  assert.throws(() => stream.snapshot());
+  assert.throws(() => stream.snapshot(), (e) => e instanceof ProtocolError && e.code === "object-freed");
   stream.free(); // again: nothing
   stream[Symbol.dispose]();
   client.free();

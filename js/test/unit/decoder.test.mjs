@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentwire, shared } from "../helpers.mjs";
 
-const { AgentStreamDecoder, SseDecoder, AgentxStreamDecoder, PartialJson, ProtocolError, encodeAgentEvent } = await agentwire();
+const { AgentStreamDecoder, SseDecoder, AgentxStreamDecoder, PartialJson, Pattern, ProtocolError, encodeAgentEvent } = await agentwire();
 const fixture = (p) => readFileSync(join(shared, "fixtures", p));
 
 test("AgentStreamDecoder assembles every agentscope-runtime fixture identically at any chunking", () => {
@@ -225,9 +225,52 @@ test("SseDecoder reports an over-size event as a typed error item and goes on", 
 test("wasm objects can be freed explicitly and with `using`", () => {
   const d = new AgentStreamDecoder();
   d.free();
-  assert.throws(() => d.feed(new Uint8Array([1])));
+  assert.throws(() => d.feed(new Uint8Array([1])), (e) => e instanceof ProtocolError && e.code === "object-freed");
   assert.equal(typeof AgentStreamDecoder.prototype[Symbol.dispose], "function");
   assert.ok(new ProtocolError("x", "y") instanceof Error);
+});
+
+test("a wasm object used after free() or from inside its own method throws a typed error", () => {
+  const freed = (e) => e instanceof ProtocolError && e.code === "object-freed" && /after its free\(\)/.test(e.message);
+  const inUse = (e) => e instanceof ProtocolError && e.code === "object-in-use";
+  // Used after free(): a method, a getter-backed call and a consuming call alike.
+  const p = new Pattern("/a/*");
+  p.free();
+  assert.throws(() => p.isMatch("/a/b"), freed);
+  const s = new SseDecoder();
+  s.free();
+  assert.throws(() => s.feed(new Uint8Array([10])), freed);
+  assert.throws(() => s.finish(), freed);
+  // "data: x\n\n" as an array of byte values whose first element is a getter: the decoder reads
+  // it while its feed() holds the decoder.
+  const bytes = (get) => {
+    const a = [...new TextEncoder().encode("data: x\n\n")];
+    Object.defineProperty(a, 0, { get, enumerable: true });
+    return a;
+  };
+  const d = new SseDecoder();
+  let inner;
+  const items = d.feed(bytes(() => {
+    try {
+      d.feed(new Uint8Array([10]));
+    } catch (e) {
+      inner = e;
+    }
+    return 100; // "d"
+  }));
+  assert.ok(inUse(inner), String(inner));
+  // The outer call went on as if nothing had happened, and the decoder still works.
+  assert.deepEqual(items.map((i) => i.data), ["x"]);
+  assert.deepEqual(d.feed(new TextEncoder().encode("data: y\n\n")).map((i) => i.data), ["y"]);
+  // free() from inside the object's own method releases it when that method returns.
+  const e = new SseDecoder();
+  const out = e.feed(bytes(() => {
+    e.free();
+    return 100;
+  }));
+  assert.deepEqual(out.map((i) => i.data), ["x"]);
+  assert.throws(() => e.feed(new Uint8Array([10])), freed);
+  e.free(); // again: nothing
 });
 
 test("a surrogate pair cut between two deltas is joined; a half left alone reads as U+FFFD, as toWellFormed gives it", () => {
