@@ -1,5 +1,6 @@
 // Arguments of the wrong type in headless Chromium, where wasm-bindgen's glue would read a number
-// or an object given for a string as an empty string: they throw `invalid-argument` instead.
+// or an object given for a string as an empty string: they throw `invalid-argument` instead. And a
+// wasm object used after free() or from inside its own method: typed errors from the web glue.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, newPage } from "./chromium.mjs";
@@ -32,6 +33,42 @@ test("a number or an object given for a string throws invalid-argument in the br
     object: "true invalid-argument expected a string, got object",
   });
   assert.deepEqual(result.texts, ["kept"], "nothing was added");
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+});
+
+test("a wasm object used after free() or from inside its own method throws a typed error in the browser", async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server()}/upload.html`);
+  const result = await page.evaluate(async () => {
+    const { default: init, Pattern, SseDecoder } = await import("/pkg/web/index.js");
+    await init();
+    const code = (f) => {
+      try {
+        f();
+        return "no error";
+      } catch (e) {
+        return `${e.constructor.name} ${e.code}`;
+      }
+    };
+    const p = new Pattern("/a/*");
+    p.free();
+    const freed = code(() => p.isMatch("/a/b"));
+    // An array of byte values whose first element is a getter that uses the decoder reading it.
+    const d = new SseDecoder();
+    const bytes = [...new TextEncoder().encode("data: x\n\n")];
+    let inner;
+    Object.defineProperty(bytes, 0, { get: () => ((inner = code(() => d.feed(new Uint8Array([10])))), 100) });
+    const items = d.feed(bytes).map((i) => i.data);
+    d.free();
+    return { freed, inner, items, again: code(() => d.free()) };
+  });
+  assert.deepEqual(result, {
+    freed: "ProtocolError object-freed",
+    inner: "ProtocolError object-in-use",
+    items: ["x"],
+    again: "no error",
+  });
   assert.deepEqual(page.pageErrors, []);
   await page.close();
 });
