@@ -1,6 +1,6 @@
 // The packed tarball, installed as a user would: a fresh Node project (running the README's usage
-// example), a fresh TypeScript project (type-checked), a fresh Vite app and a fresh webpack app
-// (each built, served, opened in Chromium).
+// example), a fresh TypeScript project (type-checked), a fresh Vite app, a fresh webpack app and a
+// fresh esbuild app (each built, served, opened in Chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -38,6 +38,39 @@ const decodeText = `
     d.feed(new TextEncoder().encode("data: " + JSON.stringify(event) + "\\n\\n"));
     return d.response().output[0].content[0].text;
   };`;
+
+/** A fresh npm project `work/<name>` (with an empty `dist/`) that installs `deps` and the tarball. */
+function newApp(name, ...deps) {
+  const app = join(work, name);
+  mkdirSync(join(app, "dist"), { recursive: true });
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+  npm(["install", ...deps, tarball], app);
+  return app;
+}
+
+/**
+ * A browser app's script: `imports`, then `body`, which returns the result to show; the helpers
+ * `decodeText(aw, text)`, `streamed(aw, text)` (one stream from the reference server: its status
+ * and text deltas) and `leftOut(aw)` (the code \`new MessageBody\` throws) are in scope. The result,
+ * or the failure, is written to #out, which openApp reads.
+ */
+const appScript = (imports, body) => `${decodeText}
+  ${imports}
+  const server = new URLSearchParams(location.search).get("server");
+  const streamed = async (aw, text) => {
+    let deltas = "";
+    const r = await new aw.AgentClient({ baseUrl: server })
+      .stream(new aw.RequestBuilder().text("user", text).build(), { onTextDelta: (t) => (deltas += t) }).response;
+    return { status: r.status, deltas };
+  };
+  const leftOut = (aw) => {
+    try { new aw.MessageBody([]); return "no error"; } catch (e) { return e.code; }
+  };
+  const out = document.getElementById("out");
+  (async () => { ${body} })().then(
+    (result) => (out.textContent = JSON.stringify(result)),
+    (e) => (out.textContent = "failed: " + (e.code ?? "") + " " + e.message),
+  );`;
 
 test("the tarball holds the three targets, types and wasm, and nothing else", () => {
   const files = sh("tar", ["-tzf", tarball], work).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
@@ -231,40 +264,22 @@ function serveStatic(dir) {
 }
 
 test("a fresh Vite 7 app bundles the package and streams from the reference server in Chromium", async () => {
-  const app = join(work, "vite-app");
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "vite-app", private: true, type: "module" }));
-  npm(["install", "vite@7.3.8", tarball], app);
+  const app = newApp("vite-app", "vite@7.3.8");
   writeFileSync(join(app, "index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>`);
-  writeFileSync(join(app, "main.js"), `
-    import init, { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, StructuredMessage } from "agentwire";
-    const out = document.getElementById("out");
+  writeFileSync(join(app, "main.js"), appScript(`
+    import * as full from "agentwire";`, `
     const early = [];
-    for (const use of [() => new AgentStreamDecoder(), () => StructuredMessage.fromJSON("{}")]) {
-      try { use(); early.push("no error"); } catch (e) { early.push(e instanceof ProtocolError ? e.code : String(e)); }
+    for (const use of [() => new full.AgentStreamDecoder(), () => full.StructuredMessage.fromJSON("{}")]) {
+      try { use(); early.push("no error"); } catch (e) { early.push(e instanceof full.ProtocolError ? e.code : String(e)); }
     }
-    try {
-      await init();
-      const d = new AgentStreamDecoder();
-      d.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"hi"}\\n\\n'));
-      const decoded = d.response().output[0].content[0].text;
-      const server = new URLSearchParams(location.search).get("server");
-      const client = new AgentClient({ baseUrl: server });
-      let deltas = "";
-      const r = await client.stream(new RequestBuilder().text("user", "from vite").build(), { onTextDelta: (t) => (deltas += t) }).response;
-      // The smaller entry point, loaded on demand: its own module, the same API.
-      const lite = await import("agentwire/agent-api");
-      await lite.default();
-      const ld = new lite.AgentStreamDecoder();
-      ld.feed(new TextEncoder().encode('data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"lite"}\\n\\n'));
-      const liteDecoded = ld.response().output[0].content[0].text;
-      let liteLeftOut = "no error";
-      try { new lite.MessageBody([]); } catch (e) { liteLeftOut = e.code; }
-      out.textContent = JSON.stringify({ early, decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error, liteDecoded, liteLeftOut });
-    } catch (e) {
-      out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
-    }
-  `);
+    await full.default();
+    const { status, deltas } = await streamed(full, "from vite");
+    // The smaller entry point, loaded on demand: its own module, the same API.
+    const lite = await import("agentwire/agent-api");
+    await lite.default();
+    return { early, decoded: decodeText(full, "hi"), status, deltas, isError: new full.ProtocolError("a", "b") instanceof Error,
+      liteDecoded: decodeText(lite, "lite"), liteLeftOut: leftOut(lite) };
+  `));
   // Built without a warning: the smaller entry point's glue declares what its build left out
   // (scripts/declare-missing.mjs), so no import of the layer is reported as not exported.
   const built = spawnSync(join(app, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], { cwd: app, encoding: "utf8" });
@@ -286,34 +301,20 @@ test("a fresh Vite 7 app bundles the package and streams from the reference serv
 });
 
 test("a fresh webpack 5 app bundles the bundler, browser and Node targets, and streams from the reference server in Chromium", async () => {
-  const app = join(work, "webpack-app");
-  mkdirSync(join(app, "dist"), { recursive: true });
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "webpack-app", private: true, type: "module" }));
-  npm(["install", "webpack@5.113.0", tarball], app);
+  const app = newApp("webpack-app", "webpack@5.113.0");
   // `agentwire/bundler` through webpack's WebAssembly ESM integration (`asyncWebAssembly`), the
   // Agent API's entry point in that form imported on demand, and `agentwire` (the browser target)
   // whose module URL (`new URL(…, import.meta.url)`) webpack emits as an asset.
-  writeFileSync(join(app, "main.js"), `${decodeText}
-    import { init, AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError } from "agentwire/bundler";
-    const out = document.getElementById("out");
-    try {
-      await init(); // resolves at once: the module is instantiated by the import
-      const decoded = decodeText({ AgentStreamDecoder }, "hi");
-      const server = new URLSearchParams(location.search).get("server");
-      let deltas = "";
-      const r = await new AgentClient({ baseUrl: server })
-        .stream(new RequestBuilder().text("user", "from webpack").build(), { onTextDelta: (t) => (deltas += t) }).response;
-      const lite = await import("agentwire/agent-api/bundler");
-      let liteLeftOut = "no error";
-      try { new lite.MessageBody([]); } catch (e) { liteLeftOut = e.code; }
-      const web = await import("agentwire");
-      await web.default();
-      out.textContent = JSON.stringify({ decoded, status: r.status, deltas, isError: new ProtocolError("a", "b") instanceof Error,
-        liteDecoded: decodeText(lite, "lite"), liteLeftOut, webDecoded: decodeText(web, "web") });
-    } catch (e) {
-      out.textContent = "failed: " + (e.code ?? "") + " " + e.message;
-    }
-  `);
+  writeFileSync(join(app, "main.js"), appScript(`
+    import * as full from "agentwire/bundler";`, `
+    await full.init(); // resolves at once: the module is instantiated by the import
+    const { status, deltas } = await streamed(full, "from webpack");
+    const lite = await import("agentwire/agent-api/bundler");
+    const web = await import("agentwire");
+    await web.default();
+    return { decoded: decodeText(full, "hi"), status, deltas, isError: new full.ProtocolError("a", "b") instanceof Error,
+      liteDecoded: decodeText(lite, "lite"), liteLeftOut: leftOut(lite), webDecoded: decodeText(web, "web") };
+  `));
   // A server bundle too (webpack's `node` target, as server-side rendering builds one): the Node
   // targets, whose glue reads web/'s module (scripts/build.sh), with that file as an asset.
   writeFileSync(join(app, "server.js"), `${decodeText}
@@ -370,4 +371,39 @@ test("a fresh webpack 5 app bundles the bundler, browser and Node targets, and s
   assert.equal(r.liteDecoded, "lite");
   assert.equal(r.liteLeftOut, "feature-not-built");
   assert.equal(r.webDecoded, "web");
+});
+
+test("a fresh esbuild app (esbuild-wasm) bundles the package, with the modules copied beside it, and streams in Chromium", async () => {
+  // esbuild-wasm: esbuild compiled to WebAssembly (no native binary to download).
+  const app = newApp("esbuild-app", "esbuild-wasm@0.28.2");
+  // esbuild leaves `new URL("agentwire_bg.wasm", import.meta.url)` as it is: the module is copied
+  // next to the bundle, where `init()` finds it; the Agent API's, loaded on demand, gets another
+  // name and is given to its `init(url)`.
+  writeFileSync(join(app, "main.js"), appScript(`
+    import * as full from "agentwire";`, `
+    await full.default();
+    const { status, deltas } = await streamed(full, "from esbuild");
+    const lite = await import("agentwire/agent-api");
+    await lite.default(new URL("agent-api.wasm", import.meta.url));
+    return { decoded: decodeText(full, "hi"), status, deltas, isError: new full.ProtocolError("a", "b") instanceof Error,
+      liteDecoded: decodeText(lite, "lite"), liteLeftOut: leftOut(lite) };
+  `));
+  writeFileSync(join(app, "build.mjs"), `
+    import { build } from "esbuild-wasm";
+    import { copyFileSync } from "node:fs";
+    import { createRequire } from "node:module";
+    const r = await build({ entryPoints: ["main.js"], bundle: true, splitting: true, format: "esm", platform: "browser",
+      minify: true, outdir: "dist", logLevel: "silent" });
+    const resolve = createRequire(import.meta.url).resolve;
+    copyFileSync(resolve("agentwire/agentwire_bg.wasm"), "dist/agentwire_bg.wasm");
+    copyFileSync(resolve("agentwire/agent-api/agentwire_bg.wasm"), "dist/agent-api.wasm");
+    console.log(JSON.stringify({ errors: r.errors.map((e) => e.text), warnings: r.warnings.map((e) => e.text) }));
+  `);
+  assert.deepEqual(JSON.parse(sh("node", ["build.mjs"], app)), { errors: [], warnings: [] });
+  writeFileSync(join(app, "dist/index.html"), `<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="main.js"></script></body></html>`);
+  const r = await openApp(join(app, "dist"));
+  assert.deepEqual(r, {
+    decoded: "hi", status: "completed", deltas: r.deltas, isError: true, liteDecoded: "lite", liteLeftOut: "feature-not-built",
+  });
+  assert.match(r.deltas, /You asked: “from esbuild”/);
 });
