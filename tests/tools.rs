@@ -978,31 +978,48 @@ fn register_t(tools: &mut ToolRegistry, parameters: Value) -> Vec<SchemaWarning>
         .unwrap()
 }
 
+/// A generic tree whose `children` refer to their node dynamically (`reference`, e.g.
+/// `{"$dynamicRef": "#node"}`), its root marked by `anchor` (e.g. `("$dynamicAnchor", "node")`), and a
+/// strict tree, marked the same, that refers to it and refuses unknown members (the JSON Schema Test
+/// Suite's remote "strict-tree", made local): `(strict, tree)`, compiled in the dialect `schema`
+/// (the default, 2020-12, for `None`), each without a warning.
+fn strict_tree(
+    schema: Option<&str>,
+    anchor: (&str, Value),
+    reference: Value,
+) -> (CompiledSchema, CompiledSchema) {
+    let mut tree = json!({
+        "$id": "https://example.com/tree",
+        "type": "object",
+        "properties": {"data": true, "children": {"type": "array", "items": reference}},
+    });
+    let mut strict = json!({
+        "$id": "https://example.com/strict-tree",
+        "$ref": "tree",
+        "unevaluatedProperties": false,
+        "$defs": {"tree": tree.clone()},
+    });
+    for s in [&mut tree, &mut strict] {
+        s[anchor.0] = anchor.1.clone();
+        if let Some(schema) = schema {
+            s["$schema"] = json!(schema);
+        }
+    }
+    strict["$defs"]["tree"][anchor.0] = anchor.1;
+    let strict = CompiledSchema::compile(&strict).unwrap();
+    let tree = CompiledSchema::compile(&tree).unwrap();
+    assert!(strict.warnings().is_empty() && tree.warnings().is_empty());
+    (strict, tree)
+}
+
 /// `$dynamicRef` (2020-12 Core 8.2.3.2): a generic tree whose nodes an outer schema makes strict.
 /// The tree's `children` point to `#node` dynamically, so they are checked against the outermost
 /// resource of the dynamic scope that has a `$dynamicAnchor` named `node`: the strict tree when
 /// validation starts there, the tree itself when it starts at the tree.
 #[test]
 fn dynamic_refs_follow_the_dynamic_scope() {
-    let tree = json!({
-        "$id": "https://example.com/tree",
-        "$dynamicAnchor": "node",
-        "type": "object",
-        "properties": {
-            "data": true,
-            "children": {"type": "array", "items": {"$dynamicRef": "#node"}},
-        },
-    });
-    let strict = json!({
-        "$id": "https://example.com/strict-tree",
-        "$dynamicAnchor": "node",
-        "$ref": "tree",
-        "unevaluatedProperties": false,
-        "$defs": {"tree": tree.clone()},
-    });
-    let strict = CompiledSchema::compile(&strict).unwrap();
-    let tree = CompiledSchema::compile(&tree).unwrap();
-    assert!(strict.warnings().is_empty() && tree.warnings().is_empty());
+    let anchor = ("$dynamicAnchor", json!("node"));
+    let (strict, tree) = strict_tree(None, anchor, json!({"$dynamicRef": "#node"}));
     let good = json!({"children": [{"data": 1, "children": [{"data": 2}]}]});
     let misspelled = json!({"children": [{"data": 1, "children": [{"daat": 2}]}]});
     assert!(strict.is_valid(&good) && tree.is_valid(&good));
@@ -1049,28 +1066,11 @@ fn dynamic_refs_follow_the_dynamic_scope() {
 /// roots of the tree and of the strict tree that refers to it.
 #[test]
 fn recursive_refs_follow_the_dynamic_scope_in_2019_09() {
-    let tree = json!({
-        "$id": "https://example.com/tree",
-        "$recursiveAnchor": true,
-        "type": "object",
-        "properties": {
-            "data": true,
-            "children": {"type": "array", "items": {"$recursiveRef": "#"}},
-        },
-    });
-    let strict = json!({
-        "$schema": "https://json-schema.org/draft/2019-09/schema",
-        "$id": "https://example.com/strict-tree",
-        "$recursiveAnchor": true,
-        "$ref": "tree",
-        "unevaluatedProperties": false,
-        "$defs": {"tree": tree.clone()},
-    });
-    let mut alone = tree.clone();
-    alone["$schema"] = json!("https://json-schema.org/draft/2019-09/schema");
-    let strict = CompiledSchema::compile(&strict).unwrap();
-    let tree = CompiledSchema::compile(&alone).unwrap();
-    assert!(strict.warnings().is_empty() && tree.warnings().is_empty());
+    let (strict, tree) = strict_tree(
+        Some("https://json-schema.org/draft/2019-09/schema"),
+        ("$recursiveAnchor", json!(true)),
+        json!({"$recursiveRef": "#"}),
+    );
     let misspelled = json!({"children": [{"data": 1, "children": [{"daat": 2}]}]});
     assert!(tree.is_valid(&misspelled));
     assert!(strict.is_valid(&json!({"children": [{"children": [{"data": 2}]}]})));
