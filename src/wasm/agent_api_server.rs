@@ -23,9 +23,7 @@ use crate::dialect::agent_api::{
 /// `invalid-argument` if `event` is not an Agent API event object.
 #[wasm_bindgen(js_name = encodeAgentEvent)]
 pub fn encode_agent_event(event: Ts<AgentEventJs>) -> Result<String, JsValue> {
-    let data = js_sys::JSON::stringify(&event.js_value())
-        .map(String::from)
-        .map_err(|_| super::error::invalid_argument("event", "it cannot be converted to JSON"))?;
+    let data = super::convert::stringify(&event.js_value(), "event")?;
     let event = AgentEvent::parse(&data).map_err(|e| js_error(&e))?;
     Ok(event.to_sse())
 }

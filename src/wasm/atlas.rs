@@ -11,8 +11,8 @@ use serde_json::Value;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
-use super::body::{body_arg, instance, stringify, JsMessageBody};
-use super::convert::{from_js, to_js, to_ts};
+use super::body::{body_arg, instance, JsMessageBody};
+use super::convert::{from_js, stringify, to_js, to_ts};
 use super::error::{invalid_argument, js_error};
 use crate::dialect::atlas::{AtlasError, MessageType, ReadOptions, StructuredMessage, ToolStatus};
 use crate::wire::JsonMap;

@@ -15,9 +15,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{from_js, json_to_js, to_js, to_ts};
+use super::convert::{from_js, json_to_js, stringify, to_js, to_ts};
 use super::error::{invalid_argument, js_error};
-use super::http::promise;
+use super::http::{describe, promise};
 pub use super::pattern::JsPattern;
 use crate::body::{
     builtin, check_payload_size, parts_json, validate_body, validate_payload, Body, BodyError,
@@ -37,21 +37,6 @@ export type PayloadInput = string | Uint8Array | ArrayBuffer | Blob;
 
 // ---------------------------------------------------------------------------------------------
 // Conversions shared by the body and Atlas bindings.
-
-/// `JSON.stringify(value)` (which calls `toJSON`), `"null"` for `undefined`.
-///
-/// # Errors
-/// `invalid-argument` naming `what` when the value cannot be stringified (a `BigInt`, a cycle, a
-/// function).
-pub(crate) fn stringify(value: &JsValue, what: &str) -> Result<String, JsValue> {
-    if value.is_undefined() {
-        return Ok("null".to_owned());
-    }
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| JsValue::from(s).as_string())
-        .ok_or_else(|| invalid_argument(what, "it cannot be converted to JSON"))
-}
 
 /// If `value` is an instance of the exported class `T`, a copy of its Rust value.
 ///
@@ -556,12 +541,4 @@ pub fn validate_payload_js(
         "input",
         "expected a string, Uint8Array, ArrayBuffer, Blob or File",
     ))
-}
-
-/// A thrown JavaScript value as text (an `Error`'s message, or its string form).
-fn describe(e: &JsValue) -> String {
-    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        return String::from(err.message());
-    }
-    e.as_string().unwrap_or_else(|| format!("{e:?}"))
 }

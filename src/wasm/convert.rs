@@ -42,7 +42,7 @@ pub(crate) fn parse_json(text: &str) -> Result<JsValue, JsValue> {
 /// A `ProtocolError` with code `invalid-argument` naming `what` when the value does not have the
 /// declared shape (serde's message, e.g. ``unknown field `task_id`, expected one of …``, without a
 /// line and column, which would point into the stringified text), or cannot be stringified
-/// (`BigInt`, cycles).
+/// (`BigInt`, cycles, a function, a symbol).
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
     agentwire_core::json::from_tree(js_tree(value, what)?).map_err(|e| shape_error(what, &e))
 }
@@ -62,10 +62,23 @@ fn js_tree(value: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
     if value.is_undefined() {
         return Ok(serde_json::Value::Null);
     }
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|_| invalid(what, "it cannot be converted to JSON"))?;
-    agentwire_core::json::parse_value(&String::from(text))
+    agentwire_core::json::parse_value(&stringify(value, what)?)
         .map_err(|e| invalid(what, &e.to_string()))
+}
+
+/// `JSON.stringify(value)` (which calls `toJSON`), `"null"` for `undefined`.
+///
+/// # Errors
+/// `invalid-argument` naming `what` when the value cannot be stringified: `JSON.stringify`
+/// throws for a `BigInt` or a cycle, and gives no text for a function or a symbol.
+pub(crate) fn stringify(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    if value.is_undefined() {
+        return Ok("null".to_owned());
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| JsValue::from(s).as_string())
+        .ok_or_else(|| invalid(what, "it cannot be converted to JSON"))
 }
 
 /// `from_js` for a `Ts<T>` argument.

@@ -248,14 +248,18 @@ pub(crate) async fn text_of(r: &Response) -> String {
     }
 }
 
-/// A readable description of a JavaScript error value (its message and its cause's).
+/// A readable description of a JavaScript error value: an `Error`'s message and its cause's, a
+/// string as it is, else `"unknown error"`. (An `Error` whose `message` is not a string gives
+/// `""` for it.)
 pub(crate) fn describe(e: &JsValue) -> String {
+    let message =
+        |err: &js_sys::Error| JsValue::from(err.message()).as_string().unwrap_or_default();
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        let mut s = String::from(err.message());
+        let mut s = message(err);
         if let Ok(cause) = Reflect::get(err, &"cause".into()) {
             if let Some(c) = cause.dyn_ref::<js_sys::Error>() {
                 s.push_str(": ");
-                s.push_str(&String::from(c.message()));
+                s.push_str(&message(c));
             }
         }
         return s;

@@ -76,6 +76,20 @@ test("a string parameter given another type throws invalid-argument (not a TypeE
   assert.equal(b.build().input[0].content[0].text, "kept");
 });
 
+test("a value that is not JSON (a function, a symbol, a BigInt, a cycle) given for a JSON argument throws invalid-argument", () => {
+  const cycle = {};
+  cycle.self = cycle;
+  const b = new RequestBuilder().text("user", "kept");
+  for (const value of [() => 1, Symbol("s"), 10n, cycle]) {
+    const typed = (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.reason === "it cannot be converted to JSON";
+    assert.throws(() => b.data("user", value), typed, String(typeof value));
+    assert.throws(() => new AgentStreamDecoder(value), typed, String(typeof value));
+    assert.throws(() => validateAgentRequest(value), typed, String(typeof value));
+    if (typeof value !== "bigint") assert.throws(() => encodeAgentEvent(value), typed, String(typeof value));
+  }
+  assert.deepEqual(b.build().input[0].content.map((c) => c.text), ["kept"], "nothing was added");
+});
+
 test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it", () => {
   const rb = new ResponseBuilder("sess");
   const events = rb.generateStreamingResponse(["Hel", "lo"]);
