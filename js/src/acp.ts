@@ -375,6 +375,7 @@ export class AcpClient {
    *   as documented there.
    */
   run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
+    options ??= {}; // null: none
     const messages = Array.isArray(input) ? input : [acpMessage(input)];
     const inner = this.#inner;
     const { stop, signal } = ownSignal(options.signal);

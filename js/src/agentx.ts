@@ -255,6 +255,8 @@ export class AgentxClient {
     handlers: AgentxHandlers = {},
     options: AgentxChatOptions = {},
   ): AgentxChat {
+    handlers ??= {}; // null: none
+    options ??= {};
     const inner = this.#inner;
     const tools = this.tools;
     const { stop, signal } = ownSignal(options.signal);

@@ -352,6 +352,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     onViolation: (violation: StreamViolation) => void,
     options: ValidateWithOptions = {},
   ): () => void {
+    options ??= {}; // null: none
     const w = wasm();
     const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
@@ -512,6 +513,8 @@ export class AgentClient {
    *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
   stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
+    handlers ??= {}; // null: none
+    userOptions ??= {};
     const { stop, signal } = ownSignal(userOptions.signal);
     const options = { ...userOptions, signal };
     const inner = this.#inner;

@@ -109,6 +109,7 @@ export class RunSession implements RunSessionView {
    *   built-in name or options of the wrong shape (`invalid-argument`).
    */
   constructor(schema: Wasm.CommunicationSchema | CommunicationSchemaJson | BuiltinCommunicationSchemaName, options: RunSessionOptions = {}) {
+    options ??= {}; // null: none
     const w = wasm();
     const config = { id: options.id, strict: options.strict };
     if (schema instanceof w.CommunicationSchema) {

@@ -30,11 +30,11 @@ function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-function misfit(change: PartialChange, reason: string): ProtocolError {
+function misfit(change: PartialChange | undefined, reason: string): ProtocolError {
   return new ProtocolError("invalid-argument", `invalid argument changes: ${reason}`, {
     what: "changes",
     reason,
-    path: change.path,
+    path: change?.path ?? null,
   });
 }
 
@@ -62,15 +62,21 @@ function child(parent: JsonValue | undefined, seg: string | number): JsonValue |
  * ```
  *
  * @throws ProtocolError `invalid-argument` for a change that does not fit (a path that does not
- *   exist, an index past the end, an append to something not a string); the changes before it
- *   are applied.
+ *   exist, an index past the end, an append to something not a string) or is not a change (no
+ *   `path` array, an `op` other than `set` and `append`); the changes before it are applied.
+ *   `changes` not an array throws it before anything is applied.
  */
 export function applyPartialChanges(
   target: JsonValue | undefined,
   changes: readonly PartialChange[],
 ): JsonValue | undefined {
+  if (!Array.isArray(changes)) throw misfit(undefined, "it is not an array of changes");
   let root = target;
   for (const change of changes) {
+    const c: unknown = change; // checked as what JavaScript may pass, not as the type says
+    if (!isObject(c) || !Array.isArray(c.path) || (c.op !== "set" && c.op !== "append")) {
+      throw misfit(undefined, "an element that is not a change ({op: \"set\" | \"append\", path, value})");
+    }
     const path = change.path;
     if (path.length === 0) {
       if (change.op === "set") root = change.value;
@@ -179,6 +185,7 @@ export class ClientTools {
    *   `invalid-argument` when `fn` is not a function; nothing is registered then.
    */
   register(name: string, parameters: JsonValue, fn: ToolFunction, options: ToolOptions = {}): SchemaWarning[] {
+    options ??= {}; // null: none
     if (typeof fn !== "function") {
       throw new ProtocolError("invalid-argument", "invalid argument fn: it is not a function", {
         what: "fn",

@@ -147,6 +147,21 @@ test("a non-2xx answer rejects with http-status, the status and the body", async
   assert.equal(onError, e, "onError gets the same error");
 });
 
+test("null handlers or options are none, in every client, also when the stream fails", async () => {
+  const ok = await new AgentClient({ baseUrl: server() }).stream(request("x"), null, null).response;
+  assert.equal(ok.status, "completed");
+  // A failing stream's error reaches onError through the handlers: with null it is only the rejection.
+  const missing = new AgentClient({ baseUrl: server(), endpoint: "/definitely-missing" });
+  await assert.rejects(missing.stream(request("x"), null).response, (e) => e.code === "http-status");
+  const chat = new AgentxClient({ baseUrl: server(), endpoint: "/chat?pace_ms=0" }).chat([agentxUserMessage("hi")], null, null);
+  assert.equal((await chat.messages).length, 2);
+  const failed = new AgentxClient({ baseUrl: server(), endpoint: "/no-such-chat" }).chat([agentxUserMessage("hi")], null);
+  await assert.rejects(failed.messages, (e) => e instanceof ProtocolError);
+  const run = new AcpClient({ baseUrl: `${server()}/acp` }).run("approval", "Deploy", null);
+  assert.equal((await run.stopped()).status, "awaiting");
+  run.free();
+});
+
 test("a 200 that is not text/event-stream rejects with not-event-stream and keeps the body", async () => {
   const srv = createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"hello":1}'); });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));

@@ -85,6 +85,14 @@ test("appends carry only the new piece; keys like __proto__ stay data; misfit ch
     () => applyPartialChanges([], [{ op: "set", path: [2], value: 1 }]),
     (e) => e instanceof ProtocolError && e.code === "invalid-argument",
   );
+  // What is not a list of changes: typed, and nothing after the bad element is applied.
+  for (const changes of [undefined, null, "x", { op: "set", path: [], value: 1 }, [null], [{ op: "set" }], [{ op: "merge", path: [], value: 1 }]]) {
+    assert.throws(() => applyPartialChanges({}, changes),
+      (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "changes", JSON.stringify(changes));
+  }
+  const target = { a: "x" };
+  assert.throws(() => applyPartialChanges(target, [{ op: "append", path: ["a"], value: "y" }, 5, { op: "set", path: ["b"], value: 1 }]));
+  assert.deepEqual(target, { a: "xy" }, "the changes before the bad one are applied");
   assert.throws(() => new PartialJson().push("[1,]"), (e) => e instanceof ProtocolError && e.code === "json-syntax");
 });
 
