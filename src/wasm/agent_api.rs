@@ -305,6 +305,26 @@ impl JsRequestBuilder {
     }
 }
 
+/// `value` if it is an integer within `within` (a JavaScript number is a double: the glue does not
+/// truncate it), else the `parameter-out-of-range` error of `name` with `value` as given and the
+/// range's text `range`. The builder's own range check follows (`max_tokens` at least 1, `n` 1 to 5).
+fn integer(
+    name: &'static str,
+    value: f64,
+    within: std::ops::RangeInclusive<f64>,
+    range: &'static str,
+) -> Result<f64, JsValue> {
+    if value.fract() == 0.0 && within.contains(&value) {
+        Ok(value)
+    } else {
+        Err(js_error(&a::AgentApiError::ParameterOutOfRange {
+            name,
+            value,
+            range,
+        }))
+    }
+}
+
 #[wasm_bindgen(js_class = RequestBuilder)]
 impl JsRequestBuilder {
     /// An empty request (`stream: true`).
@@ -412,36 +432,40 @@ impl JsRequestBuilder {
         self.try_update(|b| b.presence_penalty(p))
     }
 
-    /// Maximum tokens to generate, at least 1.
+    /// Maximum tokens to generate, an integer, at least 1.
     ///
     /// # Errors
-    /// `parameter-out-of-range` (the builder is left as it was).
+    /// `parameter-out-of-range` (`details.value` as given; the builder is left as it was).
     #[wasm_bindgen(js_name = maxTokens)]
     pub fn max_tokens(&self, m: f64) -> Result<JsRequestBuilder, JsValue> {
-        let m = if m.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&m) {
-            m as u32
-        } else {
-            0
-        };
-        self.try_update(|b| b.max_tokens(m))
+        let m = integer(
+            "max_tokens",
+            m,
+            0.0..=f64::from(u32::MAX),
+            "an integer, 1 or more",
+        )?;
+        self.try_update(|b| b.max_tokens(m as u32))
     }
 
-    /// Number of choices, 1 to 5.
+    /// Number of choices, an integer, 1 to 5.
     ///
     /// # Errors
-    /// `parameter-out-of-range` (the builder is left as it was).
+    /// `parameter-out-of-range` (`details.value` as given; the builder is left as it was).
     pub fn n(&self, n: f64) -> Result<JsRequestBuilder, JsValue> {
-        let n = if n.fract() == 0.0 && (0.0..=5.0).contains(&n) {
-            n as u32
-        } else {
-            0
-        };
-        self.try_update(|b| b.n(n))
+        let n = integer("n", n, 0.0..=5.0, "an integer, 1 to 5")?;
+        self.try_update(|b| b.n(n as u32))
     }
 
-    /// Sampling seed (an integer).
-    pub fn seed(&self, seed: f64) -> JsRequestBuilder {
-        self.update(|b| b.seed(seed as i64))
+    /// Sampling seed, an integer (within ±2^63).
+    ///
+    /// # Errors
+    /// `parameter-out-of-range` for a fraction, `NaN` or an infinity (they were truncated to an
+    /// integer); the builder is left as it was.
+    pub fn seed(&self, seed: f64) -> Result<JsRequestBuilder, JsValue> {
+        // i64's range in doubles: from -2^63 to the largest double below 2^63 (exact: 2^63 - 1024).
+        let i64_range = (i64::MIN as f64)..=(((1u64 << 63) - 1024) as f64);
+        let seed = integer("seed", seed, i64_range, "an integer")?;
+        Ok(self.update(|b| b.seed(seed as i64)))
     }
 
     /// Stop sequence(s).

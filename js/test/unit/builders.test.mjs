@@ -26,6 +26,13 @@ test("RequestBuilder chains, joins contents of one role, and checks ranges with 
     assert.throws(() => new RequestBuilder()[f](v), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range", f);
   }
   assert.throws(() => validateAgentRequest({ input: [], top_p: 2 }), (e) => e.code === "parameter-out-of-range");
+  // Integer parameters are not truncated: a fraction, NaN or an infinity is named as given.
+  for (const [f, v, range] of [["maxTokens", 1.5, "an integer, 1 or more"], ["maxTokens", -1, "an integer, 1 or more"], ["n", 2.5, "an integer, 1 to 5"],
+    ["seed", 1.5, "an integer"], ["seed", NaN, "an integer"], ["seed", Infinity, "an integer"], ["seed", 2 ** 63, "an integer"]]) {
+    assert.throws(() => new RequestBuilder()[f](v), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range" &&
+      e.details.range === range && (Number.isNaN(v) || e.message.includes(f === "maxTokens" ? "max_tokens" : f)), `${f}(${v})`);
+  }
+  assert.deepEqual([-(2 ** 63), -7, 0, 2 ** 53].map((s) => new RequestBuilder().seed(s).build().seed), [-(2 ** 63), -7, 0, 2 ** 53]);
 });
 
 test("RequestBuilder: a method changes the builder, so it works unchained; a throwing method leaves it as it was", () => {
