@@ -91,13 +91,19 @@ impl JsResponseBuilder {
     }
 
     /// The protocol's `generate_streaming_response`: the events of a whole response streaming
-    /// `textTokens` as one message.
+    /// `textTokens` (an array of strings) as one message.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"textTokens"`) if `textTokens` is not an array of
+    /// strings.
     #[wasm_bindgen(js_name = generateStreamingResponse)]
     pub fn generate_streaming_response(
         &mut self,
-        text_tokens: Vec<String>,
+        #[wasm_bindgen(js_name = textTokens, unchecked_param_type = "string[]")]
+        text_tokens: JsValue,
         role: Option<String>,
     ) -> Result<Vec<Ts<AgentEventJs>>, JsValue> {
+        let text_tokens: Vec<String> = super::convert::from_js(&text_tokens, "textTokens")?;
         let tokens: Vec<&str> = text_tokens.iter().map(String::as_str).collect();
         let role = role.map_or(Role::Assistant, |r| Role::from(r.as_str()));
         self.0

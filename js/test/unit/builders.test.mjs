@@ -99,6 +99,10 @@ test("a value that is not JSON (a function, a symbol, a BigInt, a cycle) given f
 
 test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it", () => {
   const rb = new ResponseBuilder("sess");
+  for (const tokens of [undefined, null, "Hello", [1, "a"]]) {
+    assert.throws(() => rb.generateStreamingResponse(tokens),
+      (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "textTokens", JSON.stringify(tokens));
+  }
   const events = rb.generateStreamingResponse(["Hel", "lo"]);
   assert.deepEqual(events.map((e) => `${e.object}:${e.status}`), [
     "response:created", "response:in_progress", "message:created",
