@@ -10,10 +10,18 @@ let browser;
 before(async () => (browser = await launch()));
 after(async () => browser?.close());
 
-test("a number or an object given for a string throws invalid-argument in the browser", async () => {
+/** What `fn` returns, run in a fresh page of the reference server; the page must throw nothing. */
+async function inPage(fn) {
   const page = await newPage(browser);
   await page.goto(`${server()}/upload.html`);
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(fn);
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+  return result;
+}
+
+test("a number or an object given for a string throws invalid-argument in the browser", async () => {
+  const result = await inPage(async () => {
     const { default: init, RequestBuilder, ProtocolError } = await import("/pkg/web/index.js");
     await init();
     const b = new RequestBuilder().text("user", "kept");
@@ -33,14 +41,10 @@ test("a number or an object given for a string throws invalid-argument in the br
     object: "true invalid-argument expected a string, got object",
   });
   assert.deepEqual(result.texts, ["kept"], "nothing was added");
-  assert.deepEqual(page.pageErrors, []);
-  await page.close();
 });
 
 test("a wasm object used after free() or from inside its own method throws a typed error in the browser", async () => {
-  const page = await newPage(browser);
-  await page.goto(`${server()}/upload.html`);
-  const result = await page.evaluate(async () => {
+  const result = await inPage(async () => {
     const { default: init, Pattern, SseDecoder } = await import("/pkg/web/index.js");
     await init();
     const code = (f) => {
@@ -69,6 +73,4 @@ test("a wasm object used after free() or from inside its own method throws a typ
     items: ["x"],
     again: "no error",
   });
-  assert.deepEqual(page.pageErrors, []);
-  await page.close();
 });
