@@ -456,11 +456,11 @@ impl JsRequestBuilder {
         self.try_update(|b| b.n(n as u32))
     }
 
-    /// Sampling seed, an integer (within ±2^63).
+    /// Sampling seed, an integer from -2^63 to below 2^63 (an `i64`).
     ///
     /// # Errors
-    /// `parameter-out-of-range` for a fraction, `NaN` or an infinity (they were truncated to an
-    /// integer); the builder is left as it was.
+    /// `parameter-out-of-range` (`details.value` as given) for a fraction, `NaN`, an infinity or
+    /// a value outside that range, which is not truncated; the builder is left as it was.
     pub fn seed(&self, seed: f64) -> Result<JsRequestBuilder, JsValue> {
         // i64's range in doubles: from -2^63 to the largest double below 2^63 (exact: 2^63 - 1024).
         let i64_range = (i64::MIN as f64)..=(((1u64 << 63) - 1024) as f64);
