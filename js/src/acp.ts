@@ -18,7 +18,7 @@ import type {
   RunMessage,
 } from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
-import { ownSignal, wasm, withPattern } from "./api.js";
+import { checkCallbacks, ownSignal, wasm, withPattern } from "./api.js";
 import { Fanout } from "./queue.js";
 import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
 
@@ -371,11 +371,12 @@ export class AcpClient {
    * Starts a run of `agentName` on `input` (`POST /runs`) and follows it.
    *
    * @throws ProtocolError synchronously: `content-type-not-accepted` (a part the agent's manifest
-   *   does not accept, once read with `agents()`), `invalid-argument`. The handle's `run` rejects
+   *   does not accept, once read with `agents()`), `invalid-argument` (also for an `on…` option
+   *   that is not a function). The handle's `run` rejects
    *   as documented there.
    */
   run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
-    options ??= {}; // null: none
+    options = checkCallbacks(options, "options");
     const messages = Array.isArray(input) ? input : [acpMessage(input)];
     const inner = this.#inner;
     const { stop, signal } = ownSignal(options.signal);

@@ -12,7 +12,7 @@ import type {
   Body,
   JsonValue,
 } from "./agentwire.js";
-import { ownSignal, wasm } from "./api.js";
+import { checkCallbacks, ownSignal, wasm } from "./api.js";
 import { Fanout } from "./queue.js";
 import { ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
@@ -245,7 +245,8 @@ export class AgentxClient {
    * of type `EXECUTION` if it throws), and the parts go back in one `user` message in a new `POST
    * /chat` of the conversation so far; at most `maxToolRounds` times.
    *
-   * @throws ProtocolError `invalid-argument` synchronously for messages of the wrong shape. The
+   * @throws ProtocolError `invalid-argument` synchronously for messages of the wrong shape or a
+   *   handler that is not a function (`details.what` `handlers.onPart`, …). The
    *   chat's `messages` rejects with `http-status`, `not-event-stream`, `network-error`,
    *   `stream-incomplete`, `aborted` (with `details.messages`: what the round received) or
    *   `tool-rounds-exceeded` (with `details.pending` and `details.messages`).
@@ -255,7 +256,7 @@ export class AgentxClient {
     handlers: AgentxHandlers = {},
     options: AgentxChatOptions = {},
   ): AgentxChat {
-    handlers ??= {}; // null: none
+    handlers = checkCallbacks(handlers, "handlers");
     options ??= {};
     const inner = this.#inner;
     const tools = this.tools;

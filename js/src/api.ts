@@ -49,6 +49,26 @@ export function wasm(): WasmModule {
 }
 
 /**
+ * @internal `callbacks` (`null` or `undefined`: none) with each member named `on…` that is set
+ * checked to be a function, so that a mistake throws when the stream starts, not from inside it.
+ *
+ * @throws ProtocolError `invalid-argument` (`details.what` = `<what>.<name>`) for a member set to
+ *   something else, or when `callbacks` is not an object.
+ */
+export function checkCallbacks<T extends object>(callbacks: T | null | undefined, what: string): T {
+  if (callbacks === null || callbacks === undefined) return {} as T;
+  const wrong = (name: string, reason: string): ProtocolError =>
+    new ProtocolError("invalid-argument", `invalid argument ${name}: ${reason}`, { what: name, reason });
+  if (typeof callbacks !== "object") throw wrong(what, "it is not an object");
+  for (const [key, value] of Object.entries(callbacks)) {
+    if (/^on[A-Z]/.test(key) && value !== undefined && value !== null && typeof value !== "function") {
+      throw wrong(`${what}.${key}`, "it is not a function");
+    }
+  }
+  return callbacks;
+}
+
+/**
  * @internal A stream's or a run's own `AbortController` (its `free()` fires it) and the signal its
  * requests carry: the controller's, combined with the user's signal if there is one (the user's
  * signal itself is never fired).
@@ -508,12 +528,13 @@ export class AgentClient {
    * `response` resolves with the last response.
    *
    * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
-   *   `parameter-out-of-range`); the stream's `response` rejects with `http-status`,
+   *   `parameter-out-of-range`) or a handler that is not a function (`invalid-argument`,
+   *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none); the stream's `response` rejects with `http-status`,
    *   `not-event-stream`, `network-error`, `stream-incomplete`, `aborted` or, in the tool loop,
    *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
   stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
-    handlers ??= {}; // null: none
+    handlers = checkCallbacks(handlers, "handlers");
     userOptions ??= {};
     const { stop, signal } = ownSignal(userOptions.signal);
     const options = { ...userOptions, signal };

@@ -162,6 +162,18 @@ test("null handlers or options are none, in every client, also when the stream f
   run.free();
 });
 
+test("a handler that is not a function throws invalid-argument when the stream starts, in every client", () => {
+  const wrong = (what) => (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === what &&
+    e.details.reason === "it is not a function";
+  let fetched = 0;
+  const fetch = () => (fetched++, Promise.reject(new Error("not sent")));
+  assert.throws(() => new AgentClient({ baseUrl: server(), fetch }).stream(request("x"), { onTextDelta: 5 }), wrong("handlers.onTextDelta"));
+  assert.throws(() => new AgentxClient({ baseUrl: server(), fetch }).chat([agentxUserMessage("hi")], { onPart: "x" }), wrong("handlers.onPart"));
+  assert.throws(() => new AcpClient({ baseUrl: server(), fetch }).run("approval", "Deploy", { onStateChange: {} }), wrong("options.onStateChange"));
+  assert.throws(() => new AgentClient({ baseUrl: server(), fetch }).stream(request("x"), "handlers"), (e) => e.code === "invalid-argument" && e.details.what === "handlers");
+  assert.equal(fetched, 0, "nothing was sent");
+});
+
 test("a 200 that is not text/event-stream rejects with not-event-stream and keeps the body", async () => {
   const srv = createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"hello":1}'); });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
