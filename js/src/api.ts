@@ -3,7 +3,7 @@
 import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamOptions, StreamUpdate } from "./agentwire.js";
 import type { BodySchemaJson, Violation } from "./agentwire.js";
-import { ProtocolError, errorFactory } from "./errors.js";
+import { ProtocolError, errorFactory, invalidArgument } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
@@ -57,12 +57,10 @@ export function wasm(): WasmModule {
  */
 export function checkCallbacks<T extends object>(callbacks: T | null | undefined, what: string): T {
   if (callbacks === null || callbacks === undefined) return {} as T;
-  const wrong = (name: string, reason: string): ProtocolError =>
-    new ProtocolError("invalid-argument", `invalid argument ${name}: ${reason}`, { what: name, reason });
-  if (typeof callbacks !== "object") throw wrong(what, "it is not an object");
+  if (typeof callbacks !== "object") throw invalidArgument(what, "it is not an object");
   for (const [key, value] of Object.entries(callbacks)) {
     if (/^on[A-Z]/.test(key) && value !== undefined && value !== null && typeof value !== "function") {
-      throw wrong(`${what}.${key}`, "it is not a function");
+      throw invalidArgument(`${what}.${key}`, "it is not a function");
     }
   }
   return callbacks;
@@ -529,7 +527,8 @@ export class AgentClient {
    *
    * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
    *   `parameter-out-of-range`) or a handler that is not a function (`invalid-argument`,
-   *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none); the stream's `response` rejects with `http-status`,
+   *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none); the
+   *   stream's `response` rejects with `http-status`,
    *   `not-event-stream`, `network-error`, `stream-incomplete`, `aborted` or, in the tool loop,
    *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */

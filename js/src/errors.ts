@@ -20,6 +20,15 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * @internal The `invalid-argument` error of the TypeScript layer: message `invalid argument
+ * <what>: <reason>`, `details` `{what, reason}` and `extra`'s members (the wasm module's own
+ * `invalid-argument` errors carry the same `details`).
+ */
+export function invalidArgument(what: string, reason: string, extra: { [key: string]: unknown } = {}): ProtocolError {
+  return new ProtocolError("invalid-argument", `invalid argument ${what}: ${reason}`, { what, reason, ...extra });
+}
+
 /** Makes the error objects the wasm module throws (registered once per module instance). */
 export function errorFactory(code: string, message: string, details: unknown): ProtocolError {
   return new ProtocolError(code, message, details);

@@ -19,7 +19,7 @@ import type {
   ToolOutcome,
 } from "./agentwire.js";
 import { built, wasm } from "./api.js";
-import { ProtocolError } from "./errors.js";
+import { ProtocolError, invalidArgument } from "./errors.js";
 
 /** How many times a stream sends tool outcomes back (new requests) before giving up, by default. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
@@ -31,11 +31,7 @@ function isObject(v: unknown): v is JsonObject {
 }
 
 function misfit(change: PartialChange | undefined, reason: string): ProtocolError {
-  return new ProtocolError("invalid-argument", `invalid argument changes: ${reason}`, {
-    what: "changes",
-    reason,
-    path: change?.path ?? null,
-  });
+  return invalidArgument("changes", reason, { path: change?.path ?? null });
 }
 
 /** Sets an own data property (a key such as `"__proto__"` stays data, as with `JSON.parse`). */
@@ -187,10 +183,7 @@ export class ClientTools {
   register(name: string, parameters: JsonValue, fn: ToolFunction, options: ToolOptions = {}): SchemaWarning[] {
     options ??= {}; // null: none
     if (typeof fn !== "function") {
-      throw new ProtocolError("invalid-argument", "invalid argument fn: it is not a function", {
-        what: "fn",
-        reason: "it is not a function",
-      });
+      throw invalidArgument("fn", "it is not a function");
     }
     const warnings = this.registry.register({ name, description: options.description ?? "", parameters });
     this.#fns.set(name, fn);
@@ -304,10 +297,7 @@ export function maxToolRounds(value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_TOOL_ROUNDS;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
     const reason = "it is not a non-negative integer";
-    throw new ProtocolError("invalid-argument", `invalid argument options.maxToolRounds: ${reason}`, {
-      what: "options.maxToolRounds",
-      reason,
-    });
+    throw invalidArgument("options.maxToolRounds", reason);
   }
   return value;
 }
