@@ -4,6 +4,7 @@
 import type * as Wasm from "./agentwire.js";
 import type {
   AcpAgentManifest,
+  AcpClientConfig,
   AcpAwaitRequest,
   AcpEvent,
   AcpMessage,
@@ -22,14 +23,11 @@ import { checkCallbacks, ownSignal, wasm, withPattern } from "./api.js";
 import { Fanout } from "./queue.js";
 import { Listeners, type RunSessionView, type StateChangeListener } from "./run.js";
 
-/** Options of `new AcpClient(options)`. */
-export interface AcpClientOptions {
-  /** Base URL of the ACP server with its path prefix, e.g. `http://127.0.0.1:8000` or `https://host/acp`. */
-  baseUrl: string;
-  /** Extra request headers (e.g. `authorization`). */
-  headers?: Record<string, string>;
-  /** `fetch` credentials mode (default `same-origin`). */
-  credentials?: "omit" | "same-origin" | "include";
+/**
+ * Options of `new AcpClient(options)`: the wasm client's `AcpClientConfig` (`baseUrl`, `headers`,
+ * `credentials`), and this.
+ */
+export interface AcpClientOptions extends AcpClientConfig {
   /** A `fetch` to use instead of the global one. */
   fetch?: (input: Request) => Promise<Response>;
 }

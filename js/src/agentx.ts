@@ -4,6 +4,7 @@
 import type * as Wasm from "./agentwire.js";
 import type {
   AgentxChatRequest,
+  AgentxClientConfig,
   AgentxMessage,
   AgentxPart,
   AgentxStreamStatus,
@@ -76,16 +77,11 @@ export interface AgentxChatOptions {
   maxToolRounds?: number;
 }
 
-/** Options of `new AgentxClient(options)`. */
-export interface AgentxClientOptions {
-  /** Base URL of the agent server, e.g. `http://127.0.0.1:8787`. */
-  baseUrl: string;
-  /** Path of the endpoint (default `/chat`). */
-  endpoint?: string;
-  /** Extra request headers (e.g. `authorization`). */
-  headers?: Record<string, string>;
-  /** `fetch` credentials mode (default `same-origin`). */
-  credentials?: "omit" | "same-origin" | "include";
+/**
+ * Options of `new AgentxClient(options)`: the wasm client's `AgentxClientConfig` (`baseUrl`,
+ * `endpoint`, `headers`, `credentials`), and these.
+ */
+export interface AgentxClientOptions extends AgentxClientConfig {
   /** A `fetch` to use instead of the global one. */
   fetch?: (input: Request) => Promise<Response>;
   /** Tools to share with other clients (default: a new, empty `ClientTools`). */

@@ -2,7 +2,7 @@
 // (web.ts, node.ts, bundler.ts) binds.
 import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamOptions, StreamUpdate } from "./agentwire.js";
-import type { BodySchemaJson, Violation } from "./agentwire.js";
+import type { AgentClientConfig, BodySchemaJson, Violation } from "./agentwire.js";
 import { ProtocolError, errorFactory, invalidArgument } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
@@ -153,16 +153,11 @@ export interface StreamRequestOptions extends Omit<StreamOptions, "updates"> {
   maxToolRounds?: number;
 }
 
-/** Options of `new AgentClient(options)`. */
-export interface AgentClientOptions {
-  /** Base URL of the agent server, e.g. `http://127.0.0.1:8787`. */
-  baseUrl: string;
-  /** Path of the Agent API endpoint (default `/process`). */
-  endpoint?: string;
-  /** Extra request headers (e.g. `authorization`). */
-  headers?: Record<string, string>;
-  /** `fetch` credentials mode (default `same-origin`). */
-  credentials?: "omit" | "same-origin" | "include";
+/**
+ * Options of `new AgentClient(options)`: the wasm client's `AgentClientConfig` (`baseUrl`,
+ * `endpoint`, `headers`, `credentials`, `resume`), and these.
+ */
+export interface AgentClientOptions extends AgentClientConfig {
   /** A `fetch` to use instead of the global one. */
   fetch?: (input: Request) => Promise<Response>;
   /** Tools to share with other clients (default: a new, empty `ClientTools`). */
@@ -251,9 +246,10 @@ interface PartWatch {
  * One streaming response: handlers fire as parts arrive; it is also an async iterator of the
  * updates (from the moment the iterator is created: create it before awaiting anything; one
  * created after the end finishes at once, or throws the stream's error), and
- * `response` resolves with the assembled response (or rejects with a `ProtocolError` whose
- * `details.response` keeps everything received). While it streams, `body(msgId)` and
- * `list(pattern)` query what has arrived, and `onPart(pattern, fn)` watches named parts.
+ * `response` resolves with the assembled response (or rejects with a `ProtocolError`: once the
+ * server's event stream has begun, its `details.response` keeps everything received). While it
+ * streams, `body(msgId)` and `list(pattern)` query what has arrived, and `onPart(pattern, fn)`
+ * watches named parts.
  */
 export class AgentStream implements AsyncIterable<StreamUpdate> {
   /**

@@ -1,6 +1,7 @@
 // The data types of the API, generated from the Rust types by tsify (re-exported by name: the
 // wasm glue's internal declarations are not part of the API).
 export type {
+  AgentClientConfig,
   AgentEventJs,
   AgentRequest,
   AgentResponse,
@@ -20,6 +21,7 @@ export type {
   Part,
   PartKind,
   PartStatus,
+  ResumeConfig,
   Role,
   RunStatus,
   Severity,
@@ -56,6 +58,7 @@ export type {
 // ACP and runs.
 export type {
   AcpAgentManifest,
+  AcpClientConfig,
   AcpAwaitRequest,
   AcpAwaitResume,
   AcpAwaitType,

@@ -18,7 +18,9 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 function assertType<T extends true>(_?: T): void {}
 
 export async function acp(): Promise<void> {
-  const client = new AcpClient({ baseUrl: "http://127.0.0.1:8000" });
+  const client = new AcpClient({ baseUrl: "http://127.0.0.1:8000", headers: { a: "b" }, fetch: (r: Request) => fetch(r) });
+  // @ts-expect-error an ACP client's base URL has its path prefix: there is no endpoint
+  new AcpClient({ baseUrl: "http://x", endpoint: "/runs" });
   const agents = await client.agents();
   void agents[0]?.input_content_types;
   const handle = client.run("approval", "Deploy?", {

@@ -93,6 +93,19 @@ export async function api(): Promise<void> {
 
   // @ts-expect-error baseUrl is required
   new AgentClient({});
+  // The client's options are the wasm client's generated config (with `resume`) and the layer's own.
+  const resuming = new AgentClient({
+    baseUrl: "http://127.0.0.1:8787",
+    endpoint: "/process",
+    credentials: "include",
+    resume: { path: "/process/resume/{responseId}", maxAttempts: 5, initialDelayMs: 250 },
+    fetch: (r: Request) => fetch(r),
+  });
+  void resuming;
+  // @ts-expect-error resume's members are typed
+  new AgentClient({ baseUrl: "http://x", resume: { maxAttempts: "5" } });
+  // @ts-expect-error credentials is one of fetch's modes
+  new AgentClient({ baseUrl: "http://x", credentials: "always" });
   // @ts-expect-error handlers are typed
   client.stream(request, { onTextDelta: (d: number) => d });
   // @ts-expect-error a request needs input

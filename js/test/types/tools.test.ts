@@ -62,7 +62,9 @@ export async function tools(): Promise<void> {
   // @ts-expect-error a tool name is a string
   registry.validateArguments(1, {});
 
-  const x = new AgentxClient({ baseUrl: "http://127.0.0.1:8787", tools: client.tools });
+  const x = new AgentxClient({ baseUrl: "http://127.0.0.1:8787", endpoint: "/chat", tools: client.tools });
+  // @ts-expect-error an AgentX client has no resume
+  new AgentxClient({ baseUrl: "http://x", resume: {} });
   const chat = x.chat([agentxUserMessage("hi")], {
     onTextDelta: (d, at) => {
       assertType<Equal<typeof d, string>>();
