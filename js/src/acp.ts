@@ -11,6 +11,7 @@ import type {
   AcpMessagePart,
   AcpNamedPart,
   AcpRun,
+  AcpRunConfig,
   AcpRunUpdate,
   Body,
   JsonValue,
@@ -72,24 +73,12 @@ export interface AcpRunHandlers {
   onBatch?(updates: AcpRunUpdate[]): void;
 }
 
-/** Options of `AcpClient.run`: how to run, and the handlers. */
-export interface AcpRunOptions extends AcpRunHandlers {
-  /** `stream` (the default), `sync` (one answer when the run stops) or `async` (the run is polled). */
-  mode?: "stream" | "sync" | "async";
-  /** A session to continue. */
-  sessionId?: string;
-  /** Milliseconds between polls (`async` runs, and following a cancel when no stream is open). Default 500. */
-  pollInterval?: number;
-  /** Fail the run at the first server event its lifecycle does not allow (default `false`: a warning). */
-  strict?: boolean;
-  /** Join adjacent unnamed `text/plain` chunks into one part (default `true`). */
-  joinText?: boolean;
-  /** One `textDelta` per part per network chunk (default `false`). */
-  batch?: boolean;
-  /** Largest SSE event in bytes (default 16 MiB). */
-  maxEventSize?: number;
-  /** Check the input against the agent's manifest when the client has read it (default `true`). */
-  checkInput?: boolean;
+/**
+ * Options of `AcpClient.run`: the handlers, the wasm run's generated `AcpRunConfig` (`mode`,
+ * `sessionId`, `pollInterval`, `strict`, `joinText`, `batch`, `maxEventSize`, `limits`,
+ * `checkInput`), and `signal`.
+ */
+export interface AcpRunOptions extends AcpRunHandlers, AcpRunConfig {
   /** Aborts the run's requests (locally: use `cancel()` to cancel it on the server). */
   signal?: AbortSignal;
 }

@@ -7,6 +7,7 @@ import type {
   AgentxClientConfig,
   AgentxMessage,
   AgentxPart,
+  AgentxStreamOptions,
   AgentxStreamStatus,
   AgentxStreamUpdate,
   AgentxToolCallPart,
@@ -62,14 +63,13 @@ export interface AgentxHandlers extends ToolLoopHandlers<AgentxChatRequest> {
   onBatch?(updates: AgentxChatUpdate[]): void;
 }
 
-/** Options of one `AgentxClient.chat` call. */
-export interface AgentxChatOptions {
+/**
+ * Options of one `AgentxClient.chat` call: the decoder's generated `AgentxStreamOptions` (`batch`,
+ * `maxEventSize`, `strict`, `limits`), and these.
+ */
+export interface AgentxChatOptions extends AgentxStreamOptions {
   /** Aborts the chat (the request, or the tool running); it then rejects with code `aborted`. */
   signal?: AbortSignal;
-  /** Within one network chunk, merge consecutive text deltas of one part (default `false`). */
-  batch?: boolean;
-  /** Largest SSE event (one packet), in bytes (default 16 MiB). */
-  maxEventSize?: number;
   /**
    * With registered tools: how many times tool outcomes may be sent back (each a new `POST
    * /chat`) before the chat fails with `tool-rounds-exceeded` (default 8).

@@ -69,6 +69,7 @@ export type {
   AcpMessagePart,
   AcpNamedPart,
   AcpRole,
+  AcpRunConfig,
   AcpRun,
   AcpRunMode,
   AcpRunStatus,

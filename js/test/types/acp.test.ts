@@ -27,6 +27,7 @@ export async function acp(): Promise<void> {
     mode: "stream",
     sessionId: "s",
     pollInterval: 250,
+    limits: { maxParts: 100, maxStreamBytes: 1 << 20 },
     onTextDelta: (delta, target) => {
       assertType<Equal<typeof delta, string>>();
       assertType<Equal<typeof target.messageIndex, number>>();

@@ -78,4 +78,8 @@ export async function tools(): Promise<void> {
   for await (const u of chat) assertType<Equal<typeof u, AgentxChatUpdate>>();
   // @ts-expect-error messages are AgentX messages
   x.chat([{ text: "hi" }]);
+  // A chat's options are the decoder's generated AgentxStreamOptions and the layer's own.
+  x.chat([agentxUserMessage("hi")], {}, { strict: true, limits: { maxParts: 2 }, batch: true, maxEventSize: 1 << 16, maxToolRounds: 3 });
+  // @ts-expect-error limits are typed
+  x.chat([agentxUserMessage("hi")], {}, { limits: { maxParts: "2" } });
 }

@@ -97,6 +97,13 @@ const FLOW1_USER = `{
   "parts": [{ "type": "text", "text": "Hello, world!" }]
 }`;
 
+// Three packets of one message: three text parts, a part of a type AgentX does not define, a text.
+const UNKNOWN_PART = [
+  `{"role": "assistant", "parts": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}, {"type": "text", "text": "c"}]}`,
+  `{"role": "assistant", "parts": [{"type": "nope", "x": 1}]}`,
+  `{"role": "assistant", "parts": [{"type": "text", "text": "d"}]}`,
+];
+
 /** A packet as one SSE event (each line of its JSON a `data:` line). */
 const sse = (packet) => packet.split("\n").map((l) => `data: ${l}\n`).join("") + "\n";
 
@@ -121,6 +128,7 @@ before(async () => {
       const last = request.messages.at(-1);
       let packets;
       if (req.url === "/flow1") packets = FLOW1;
+      else if (req.url === "/unknown-part") packets = UNKNOWN_PART;
       else if (req.url === "/flow2") packets = FLOW2;
       else if (last.parts.some((p) => p.type === "tool_result")) {
         packets = [`{"role": "assistant", "parts": [{"type": "text", "text": "Done: /corrected.txt"}]}`];
@@ -152,6 +160,31 @@ test("§3.1 simple text conversation: two packets are one message, text concaten
   assert.deepEqual(messages, [user, { role: "assistant", parts: [{ type: "text", text: "Hello there!" }] }]);
   assert.deepEqual(deltas, [[" there!", 0, 0, 0]]);
   assert.deepEqual(received.at(-1).request, { messages: [user] }, "the request is {messages}");
+});
+
+test("a chat's options reach its decoder: strict refuses an unknown part type, limits cut a message", async () => {
+  const client = new AgentxClient({ baseUrl: localUrl, endpoint: "/unknown-part" });
+  const run = async (options) => {
+    const issues = [];
+    const handlers = { onWarning: (w) => issues.push(w.code), onError: (e) => issues.push(e.code) };
+    const chat = client.chat([agentxUserMessage("hi")], handlers, options);
+    const outcome = await chat.messages.then(
+      (messages) => messages.at(-1),
+      (e) => ({ rejected: e.code, kept: e.details.messages.at(-1) }),
+    );
+    return { issues, outcome };
+  };
+  const texts = (m) => m.parts.map((p) => p.text ?? p.type);
+  const lenient = await run({});
+  assert.deepEqual(lenient.issues, []);
+  assert.deepEqual(texts(lenient.outcome), ["a", "b", "c", "nope", "d"], "lenient keeps the unknown part as sent");
+  const strict = await run({ strict: true });
+  assert.deepEqual(strict.issues, ["unknown-part-type"]);
+  assert.equal(strict.outcome.rejected, "stream-incomplete");
+  assert.deepEqual(texts(strict.outcome.kept), ["a", "b", "c", "nope"], "what came before is kept");
+  const limited = await run({ limits: { maxParts: 2 } });
+  assert.deepEqual(limited.issues, ["too-many-parts"]);
+  assert.deepEqual(texts(limited.outcome), ["a", "b"]);
 });
 
 test("§3.2 successful tool call: the server ran the tool, so the client runs nothing", async () => {
