@@ -311,6 +311,27 @@ const AFTER_THE_END = [
   '{"type":"message.part","part":{"content":"b"}}',
 ].map((d) => `data: ${d}\n\n`).join("");
 
+test("a run's limits reach its assembler: maxParts cuts the message, with a too-many-parts error", async () => {
+  const parts = ["/a", "/b", "/c"].map((name) => `{"name":"${name}","content":"${name.slice(1)}"}`);
+  const events = [
+    '{"type":"run.created","run":{"run_id":"r7","agent_name":"x","status":"created"}}',
+    '{"type":"run.in-progress","run":{"run_id":"r7","agent_name":"x","status":"in-progress"}}',
+    '{"type":"message.created","message":{"role":"agent/x","parts":[]}}',
+    ...parts.map((p) => `{"type":"message.part","part":${p}}`),
+    `{"type":"message.completed","message":{"role":"agent/x","parts":[${parts}]}}`,
+    `{"type":"run.completed","run":{"run_id":"r7","agent_name":"x","status":"completed","output":[{"role":"agent/x","parts":[${parts}]}]}}`,
+  ].map((d) => `data: ${d}\n\n`).join("");
+  const names = async (options) => {
+    const issues = [];
+    const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(events) }) });
+    const h = client.run("x", "go", { ...options, onWarning: (w) => issues.push(w.code), onError: (e) => issues.push(e.code) });
+    const run = await h.run;
+    return { issues, names: run.output.map((m) => m.parts.map((p) => p.name)) };
+  };
+  assert.deepEqual(await names({}), { issues: [], names: [["/a", "/b", "/c"]] });
+  assert.deepEqual(await names({ limits: { maxParts: 2 } }), { issues: ["too-many-parts"], names: [["/a", "/b"]] });
+});
+
 test("inbound check: a strict run fails at an event its lifecycle does not allow, a lenient one warns", async () => {
   const strict = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(AFTER_THE_END) }) });
   const errors = [];
