@@ -2,7 +2,17 @@
 // and checks what it receives. The logic is in wasm (`RunSession`, `CommunicationSchema`); this
 // file adds listeners and friendlier arguments.
 import type * as Wasm from "./agentwire.js";
-import type { Body, BuiltinCommunicationSchemaName, CommunicationSchemaJson, Move, Part, Party, RunMessage, RunStep } from "./agentwire.js";
+import type {
+  Body,
+  BuiltinCommunicationSchemaName,
+  CommunicationSchemaJson,
+  Move,
+  Part,
+  Party,
+  RunMessage,
+  RunSessionConfig,
+  RunStep,
+} from "./agentwire.js";
 import { ProtocolError } from "./errors.js";
 import { wasm } from "./api.js";
 
@@ -32,16 +42,12 @@ export type RunSessionStep = Omit<RunStep, "warning"> & { warning: ProtocolError
 /** A message body as `send`/`receive` take it: a text, parts, or a whole body. */
 export type BodyInput = string | Part[] | Body;
 
-/** Options of `new RunSession(schema, options)`. */
-export interface RunSessionOptions {
-  /** The run's id (default `""`). */
-  id?: string;
-  /**
-   * Inbound check: `true` makes `receive` throw a `ProtocolError` for a server message the state
-   * does not allow (or whose body breaks its schema); `false` (the default) reports it to
-   * `onWarning` and in the step's `warning`, and goes on.
-   */
-  strict?: boolean;
+/**
+ * Options of `new RunSession(schema, options)`: the wasm session's generated `RunSessionConfig`
+ * (`id`, `strict`), and the listeners. A lenient session (not `strict`) reports a problem to
+ * `onWarning` as well as in the step's `warning`.
+ */
+export interface RunSessionOptions extends RunSessionConfig {
   /** Called on every change of state. */
   onStateChange?: StateChangeListener;
   /** Called for every message accepted (sent or received), in order. */

@@ -82,6 +82,7 @@ export type {
   Move,
   Party,
   RunMessage,
+  RunSessionConfig,
   RunStep,
   TransitionJson,
 } from "./agentwire.js";
