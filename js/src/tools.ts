@@ -377,9 +377,11 @@ export class ToolCallTracker {
         const m = u.message;
         if (!m.id) return;
         this.#types.set(m.id, m.type ?? "message");
-        if (m.type !== "function_call") return;
-        const complete = m.status === "completed";
-        for (const c of m.content ?? []) this.#content(m.id, c, complete);
+        // A message update is an envelope (its contents arrive as content updates): a completed
+        // `function_call` message completes the calls it opened that no content event completed.
+        if (m.type === "function_call" && m.status === "completed") {
+          for (const c of this.#calls.values()) if (c.state.msgId === m.id) this.#complete(c);
+        }
         break;
       }
       case "content":
@@ -436,13 +438,17 @@ export class ToolCallTracker {
       if (typeof data.name === "string") c.state.name = data.name;
       if (typeof data.arguments === "string") this.#apply(c, (a) => a.sync(data.arguments as string), data.arguments, true);
     }
-    if (complete) {
-      const s = c.state;
-      s.complete = true;
-      c.args?.free();
-      c.args = undefined;
-      this.#handlers.onToolCall?.({ call_id: s.callId, name: s.name, arguments: s.argumentsText }, s);
-    }
+    if (complete) this.#complete(c);
+  }
+
+  /** Marks a call complete (once) and reports it with its whole arguments text. */
+  #complete(c: TrackedCall): void {
+    const s = c.state;
+    if (s.complete) return;
+    s.complete = true;
+    c.args?.free();
+    c.args = undefined;
+    this.#handlers.onToolCall?.({ call_id: s.callId, name: s.name, arguments: s.argumentsText }, s);
   }
 
   #delta(msgId: string, index: number, delta: JsonValue): void {

@@ -186,6 +186,36 @@ test("streamed tool arguments: a partial value after every delta, prefix-consist
   }
 });
 
+test("onToolCall fires once per call: when its content completes, or else when its function_call message completes", async () => {
+  const fc = { object: "message", id: "fc", type: "function_call", role: "assistant", status: "in_progress", content: [] };
+  const delta = (data) => ({ object: "content", type: "data", msg_id: "fc", index: 0, delta: true, status: "in_progress", data });
+  const events = (contentCompleted) => [
+    { object: "response", id: "r", status: "in_progress" },
+    fc,
+    delta({ call_id: "c1", name: "echo", arguments: '{"x": "a' }),
+    delta({ arguments: 'b"}' }),
+    ...(contentCompleted
+      ? [{ object: "content", type: "data", msg_id: "fc", index: 0, status: "completed", data: { call_id: "c1", name: "echo", arguments: '{"x": "ab"}' } }]
+      : []),
+    { ...fc, status: "completed" },
+    { object: "response", id: "r", status: "completed" },
+  ];
+  for (const contentCompleted of [true, false]) {
+    const body = events(contentCompleted).map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    const fetch = async () => new Response(body, { headers: { "content-type": "text/event-stream" } });
+    const client = new AgentClient({ baseUrl: "http://agent.test", fetch });
+    const calls = [];
+    let state;
+    await client.stream(request("echo"), {
+      onToolCallStart: (s) => (state = s),
+      onToolCall: (call, s) => calls.push([call, s.complete]),
+    }).response;
+    assert.deepEqual(calls, [[{ call_id: "c1", name: "echo", arguments: '{"x": "ab"}' }, true]], `content completed: ${contentCompleted}`);
+    assert.equal(state.complete, true);
+    assert.deepEqual(state.arguments, { x: "ab" });
+  }
+});
+
 test("the default agent's server-side tool call streams its arguments too, and nothing is run", async () => {
   const client = new AgentClient({ baseUrl: server(), endpoint: "/process?pace_ms=0" });
   let ran = false;
