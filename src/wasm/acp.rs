@@ -21,8 +21,8 @@ use web_sys::{AbortSignal, Headers, Request, RequestCredentials, RequestInit, Re
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, sleep, text_of, Chunk, HeaderList,
+    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, name_failure,
+    promise, read_chunk, send, sleep, text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -676,16 +676,22 @@ impl Shared {
     /// Hands the pending updates to the sink (no borrow is held while it runs, so handlers may
     /// use the call; updates their moves record are delivered right after).
     fn deliver(&self) -> Result<(), JsValue> {
+        self.deliver_failed(None)
+    }
+
+    /// [`Self::deliver`]; with `failure`, the stream's closing issue names it (see
+    /// [`name_failure`]).
+    fn deliver_failed(&self, failure: Option<&TransportError>) -> Result<(), JsValue> {
         if self.delivering.get() {
             return Ok(());
         }
         self.delivering.set(true);
-        let result = self.deliver_all();
+        let result = self.deliver_all(failure);
         self.delivering.set(false);
         result
     }
 
-    fn deliver_all(&self) -> Result<(), JsValue> {
+    fn deliver_all(&self, failure: Option<&TransportError>) -> Result<(), JsValue> {
         loop {
             if self.aborted() {
                 return Ok(());
@@ -700,6 +706,9 @@ impl Shared {
                 session.drain_updates_json(&mut json);
                 parse_json(&json)?
             };
+            if let Some(failure) = failure {
+                name_failure(&updates, failure);
+            }
             let id = self.session.borrow().run().run_id.clone();
             self.note_run_id(&id);
             self.sink.call1(&JsValue::NULL, &updates)?;
@@ -782,10 +791,11 @@ impl Shared {
                 Err(_) if self.aborted() => return Err(self.abort_error()),
                 Err(e) => {
                     self.session.borrow_mut().finish();
-                    let _ = self.deliver();
-                    return Err(js_error(&TransportError::Network {
+                    let failure = TransportError::Network {
                         reason: describe(&e),
-                    }));
+                    };
+                    let _ = self.deliver_failed(Some(&failure));
+                    return Err(js_error(&failure));
                 }
             };
             if self.aborted() {

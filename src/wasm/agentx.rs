@@ -19,7 +19,7 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     byte_chunk, copy_bytes, credentials_option, describe, event_stream_reader, fetch_option,
-    promise, read_chunk, send, text_of, Chunk, HeaderList,
+    name_failure, promise, read_chunk, send, text_of, Chunk, HeaderList,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -431,6 +431,12 @@ impl Call {
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so
     /// handlers may query the handle).
     fn deliver(&mut self) -> Result<(), JsValue> {
+        self.deliver_failed(None)
+    }
+
+    /// [`Self::deliver`]; with `failure`, the stream's closing issue names it (see
+    /// [`name_failure`]).
+    fn deliver_failed(&mut self, failure: Option<&TransportError>) -> Result<(), JsValue> {
         let updates = {
             let mut decoder = self.decoder.borrow_mut();
             if !decoder.stream.assembler().has_updates() || self.aborted() {
@@ -438,6 +444,9 @@ impl Call {
             }
             decoder.drain()?
         };
+        if let Some(failure) = failure {
+            name_failure(&updates, failure);
+        }
         self.sink.call1(&JsValue::NULL, &updates)?;
         Ok(())
     }
@@ -449,9 +458,10 @@ impl Call {
         }
         let reason = describe(&e);
         self.decoder.borrow_mut().stream.finish_interrupted(&reason);
-        let _ = self.deliver();
+        let failure = TransportError::Network { reason };
+        let _ = self.deliver_failed(Some(&failure));
         let partial = self.decoder.borrow().messages().unwrap_or(JsValue::NULL);
-        js_error_with(&TransportError::Network { reason }, "messages", &partial)
+        js_error_with(&failure, "messages", &partial)
     }
 
     /// The user aborted: no more callbacks; the stream ends `incomplete`.

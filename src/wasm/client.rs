@@ -21,13 +21,12 @@ use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    clear_timeout, credentials_option, describe, event_stream_reader, fetch_option, promise,
-    read_chunk, send, set_timeout, sleep, text_of, Chunk, HeaderList,
+    clear_timeout, credentials_option, describe, event_stream_reader, fetch_option, name_failure,
+    promise, read_chunk, send, set_timeout, sleep, text_of, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
 use crate::dialect::agent_api::AgentRequest;
-use crate::error::ErrorCode;
 use crate::transport::{reconnect_wait_ms, TransportError};
 use serde::Serialize;
 
@@ -169,10 +168,11 @@ impl JsAgentClient {
     ///
     /// # Errors
     /// `response` rejects with a `ProtocolError`: `http-status` (non-2xx, with the body text),
-    /// `not-event-stream` (another content type), `network-error` (the connection broke),
-    /// `stream-incomplete` (the server closed before a terminal status), `aborted` (the signal
-    /// fired; no callback runs after it). Except for the first two, `details.response` holds
-    /// everything received, marked incomplete. An exception thrown by `sink` cancels the stream and
+    /// `not-event-stream` (another content type), `network-error` (the request failed or the
+    /// connection broke), `stream-incomplete` (the server closed before a terminal status),
+    /// `stalled` (no byte for `stallTimeoutMs`), `aborted` (the signal fired; no callback runs
+    /// after it). Once the event stream has begun, `details.response` holds everything received,
+    /// marked incomplete. An exception thrown by `sink` cancels the stream and
     /// rejects with that exception.
     pub fn stream(
         &self,
@@ -534,18 +534,7 @@ impl Call {
             // The stream's closing issue names the transport failure, not just "incomplete".
             let updates = self.decoder.borrow_mut().drain();
             if let Ok(updates) = updates {
-                for u in js_sys::Array::from(&updates).iter() {
-                    let code = Reflect::get(&u, &"code".into())
-                        .ok()
-                        .and_then(|c| c.as_string());
-                    if code.as_deref() == Some("stream-incomplete") {
-                        let _ = Reflect::set(&u, &"code".into(), &e.code().into());
-                        let _ = Reflect::set(&u, &"message".into(), &e.to_string().into());
-                        if let Ok(d) = to_js(&e.details()) {
-                            let _ = Reflect::set(&u, &"details".into(), &d);
-                        }
-                    }
-                }
+                name_failure(&updates, e);
                 if !self.aborted() {
                     let _ = self.sink.call1(&JsValue::NULL, &updates);
                 }

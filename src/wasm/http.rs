@@ -266,3 +266,24 @@ pub(crate) fn describe(e: &JsValue) -> String {
     }
     e.as_string().unwrap_or_else(|| "unknown error".to_owned())
 }
+
+/// Gives the stream's closing issue the error the stream fails with: in `updates` (a JavaScript
+/// array of a stream's updates, as a dialect's drain gives them), the `stream-incomplete` issue
+/// the assembler wrote when its input ended takes `failure`'s `code`, `message` and `details`
+/// (`network-error` with its `reason`, `stalled` with its `timeoutMs`), so that `onError` gets the
+/// code `response`, `messages` or `run` rejects with. Other updates are left as they are.
+pub(crate) fn name_failure(updates: &JsValue, failure: &TransportError) {
+    use crate::error::ErrorCode;
+    for u in js_sys::Array::from(updates).iter() {
+        let code = Reflect::get(&u, &"code".into())
+            .ok()
+            .and_then(|c| c.as_string());
+        if code.as_deref() == Some("stream-incomplete") {
+            let _ = Reflect::set(&u, &"code".into(), &failure.code().into());
+            let _ = Reflect::set(&u, &"message".into(), &failure.to_string().into());
+            if let Ok(d) = super::convert::to_js(&failure.details()) {
+                let _ = Reflect::set(&u, &"details".into(), &d);
+            }
+        }
+    }
+}

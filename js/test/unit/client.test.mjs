@@ -207,6 +207,49 @@ test("a server that closes before the end rejects with stream-incomplete and kee
   }
 });
 
+test("a connection that breaks mid-stream: onError gets the network-error the stream rejects with, in each client", async () => {
+  // A fetch whose body gives one event, then fails as a reset connection does.
+  const breaking = (event) => async () =>
+    new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(event)}\n\n`));
+          setTimeout(() => c.error(new Error("connection reset")), 5);
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  const outcome = async (start) => {
+    const errors = [];
+    const rejected = await start({ onError: (e) => errors.push(e) }).then(() => null, (e) => e);
+    return { errors, rejected };
+  };
+  const clients = {
+    "Agent API": [
+      (h) => new AgentClient({ baseUrl: "http://agent.test", fetch: breaking({ object: "response", id: "r", status: "in_progress" }) })
+        .stream(request("x"), h).response,
+      "response",
+    ],
+    AgentX: [
+      (h) => new AgentxClient({ baseUrl: "http://agent.test", fetch: breaking({ role: "assistant", parts: [{ type: "text", text: "a" }] }) })
+        .chat([agentxUserMessage("x")], h).messages,
+      "messages",
+    ],
+    ACP: [
+      (h) => new AcpClient({ baseUrl: "http://agent.test", fetch: breaking({ type: "run.created", run: { run_id: "r", agent_name: "x", status: "created" } }) })
+        .run("x", "go", h).run,
+      "run",
+    ],
+  };
+  for (const [name, [start, kept]] of Object.entries(clients)) {
+    const { errors, rejected } = await outcome(start);
+    assert.equal(rejected.code, "network-error", name);
+    assert.equal(rejected.details.reason, "connection reset", name);
+    assert.ok(rejected.details[kept], `${name}: details.${kept} keeps what arrived`);
+    assert.deepEqual(errors.map((e) => [e.code, e.details.reason]), [["network-error", "connection reset"]], `${name}: one onError, the same code`);
+  }
+});
+
 test("custom fetch and headers are used", async () => {
   let seen;
   const client = new AgentClient({
