@@ -202,7 +202,7 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
  * ```ts
  * const client = new AgentxClient({ baseUrl: "http://127.0.0.1:8787" });
  * client.tools.register("write_file", schema, async ({ path, content }) => save(path, content));
- * const chat = client.chat([userMessage("Write hello.txt")], { onTextDelta: (t) => show(t) });
+ * const chat = client.chat([agentxUserMessage("Write hello.txt")], { onTextDelta: (t) => show(t) });
  * const conversation = await chat.messages;
  * ```
  */

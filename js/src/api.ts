@@ -524,9 +524,9 @@ export class AgentClient {
    * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
    *   `parameter-out-of-range`) or a handler that is not a function (`invalid-argument`,
    *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none); the
-   *   stream's `response` rejects with `http-status`,
-   *   `not-event-stream`, `network-error`, `stream-incomplete`, `aborted` or, in the tool loop,
-   *   `tool-rounds-exceeded` (with `details.pending` and `details.response`).
+   *   stream's `response` rejects with `http-status`, `not-event-stream`, `network-error`,
+   *   `stream-incomplete`, `stalled` (no byte for `stallTimeoutMs`), `aborted` or, in the tool
+   *   loop, `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
   stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
     handlers = checkCallbacks(handlers, "handlers");

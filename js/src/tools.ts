@@ -118,9 +118,9 @@ export interface ToolCallContext {
   /** The tool's name. */
   toolName: string;
   /**
-   * Fires when the stream is aborted (by its `AbortSignal`, or for `AgentClient.stream` also by
-   * `free()`): a long-running tool should stop then. AgentX chats pass their `AbortSignal`, if
-   * they have one.
+   * Fires when the Agent API stream or AgentX chat that runs the tool is aborted (by its
+   * `AbortSignal` or its `free()`): a long-running tool should stop then. Both always pass one;
+   * it is absent only when `ClientTools.run` is called without a signal.
    */
   signal?: AbortSignal;
 }

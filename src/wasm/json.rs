@@ -100,8 +100,10 @@ impl JsPartialJson {
     ///
     /// # Errors
     /// A `ProtocolError` at the first byte that is not JSON: `json-syntax`, `json-too-deep`,
-    /// `json-trailing-characters`, `json-number-out-of-range`, `json-too-large` (with `details.offset`, a 0-based byte offset into the UTF-8 text). What
-    /// came before the offending byte is applied; later pushes throw the same error.
+    /// `json-trailing-characters`, `json-number-out-of-range` (with `details.offset`, a 0-based byte
+    /// offset into the UTF-8 text); what came before the offending byte is applied. Or
+    /// `json-too-large` (`details.limit`, and `size`, the bytes the text would reach) for a push
+    /// past `maxBytes`; nothing of that push is applied. Later pushes throw the same error.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
     pub fn push(&mut self, delta: &str) -> Result<JsValue, JsValue> {
         self.parser.push(delta).map_err(|e| js_error(&e))?;

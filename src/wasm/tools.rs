@@ -34,14 +34,15 @@ impl JsToolRegistry {
     }
 
     /// Compiles the tool's `parameters` schema and adds the tool (replacing one of the same name).
-    /// Returns the schema's warnings: keywords that compiled but are not checked
-    /// (`unevaluatedProperties`, a remote `$ref`, …).
+    /// Returns the schema's warnings: keywords that compiled but are not checked (a remote
+    /// `$ref`, `contentSchema`, a keyword JSON Schema does not define such as `nullable`, …).
     ///
     /// # Errors
-    /// `invalid-argument` if `definition` is not `{name, description?, parameters?}`; the schema's
-    /// error otherwise (`invalid-schema`, `unresolved-schema-ref`, `schema-ref-cycle`,
-    /// `schema-too-large`, `invalid-tool-name`, with the JSON Pointer in `details.pointer`). The
-    /// registry is then unchanged.
+    /// `invalid-argument` if `definition` is not `{name, description?, parameters?}`;
+    /// `invalid-tool-name` (`details.name`, `reason`) for an empty name; the schema's error
+    /// otherwise (`invalid-schema`, `unresolved-schema-ref`, `schema-ref-cycle`,
+    /// `schema-too-large`, with the JSON Pointer in `details.pointer`). The registry is then
+    /// unchanged.
     #[wasm_bindgen(unchecked_return_type = "SchemaWarning[]")]
     pub fn register(&mut self, definition: Ts<ToolDefinition>) -> Result<JsValue, JsValue> {
         let definition: ToolDefinition = from_ts(&definition, "definition")?;
