@@ -4,8 +4,8 @@
 import type * as Wasm from "./agentwire.js";
 import type {
   AcpAgentManifest,
-  AcpClientConfig,
   AcpAwaitRequest,
+  AcpClientConfig,
   AcpEvent,
   AcpMessage,
   AcpMessagePart,
