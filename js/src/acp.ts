@@ -49,9 +49,13 @@ export interface AcpRunHandlers {
   onRun?(run: AcpRun): void;
   /** A message appeared, or was replaced by the server's version: the whole message. */
   onMessage?(message: AcpMessage, index: number): void;
-  /** A part was appended to a message (as it arrived). */
+  /** A part was appended to a message (as it arrived: a text part with its first chunk). */
   onPart?(part: AcpMessagePart, target: AcpPartTarget): void;
-  /** Text appended to a text part: a streamed chunk joined to the previous one (only the new text). */
+  /**
+   * Text appended to a text part: a streamed chunk joined to the previous one (only the new text).
+   * A part's first chunk comes with `onPart`, not here (unlike the Agent API, whose contents' text
+   * comes only in deltas): a UI adds `part.content` in `onPart` and each delta here.
+   */
   onTextDelta?(delta: string, target: AcpPartTarget): void;
   /** A message completed: the whole message. */
   onMessageCompleted?(message: AcpMessage, index: number): void;
@@ -160,13 +164,13 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
       allowedMoves: (party?: Party): Move[] => call.allowedMoves(party),
       onStateChange: (fn: StateChangeListener) => stateChanges.add(fn),
     };
-    this.run = call.run;
-    // The outcome goes to the iterators and handlers; a caller that never awaits `run` must not
-    // get an unhandled rejection.
-    this.#updates.follow(this.run);
-    this.run.then(undefined, (e: unknown) => {
+    // The failure goes to `onError` first (what it throws rejects `run` instead), then to the
+    // iterators; a caller that never awaits `run` must not get an unhandled rejection.
+    this.run = call.run.catch((e: unknown) => {
       if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+      throw e;
     });
+    this.#updates.follow(this.run);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AcpRunUpdate> {

@@ -16,7 +16,7 @@ import type {
 } from "./agentwire.js";
 import { checkCallbacks, ownSignal, wasm } from "./api.js";
 import { Fanout } from "./queue.js";
-import { ProtocolError } from "./errors.js";
+import { FailureReport, ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
 
@@ -45,9 +45,13 @@ export interface AgentxPartTarget extends AgentxTarget {
 export interface AgentxHandlers extends ToolLoopHandlers<AgentxChatRequest> {
   /** A logical message began (its envelope: id, role, unknown fields; `parts` empty). */
   onMessage?(message: AgentxMessage, at: AgentxTarget): void;
-  /** A part was appended to a message (the part as it arrived). */
+  /** A part was appended to a message (the part as it arrived: a text part with its first text). */
   onPart?(part: AgentxPart, at: AgentxPartTarget): void;
-  /** Text appended to a text part (only the new text). */
+  /**
+   * Text appended to a text part (only the new text). A part's first text comes with `onPart`,
+   * not here (unlike the Agent API, whose contents' text comes only in deltas): a UI that shows
+   * text as it arrives adds `part.text` in `onPart` and each delta here.
+   */
   onTextDelta?(delta: string, at: AgentxPartTarget): void;
   /** A `tool_call` part arrived (also reported by `onPart`). */
   onToolCall?(call: AgentxToolCallPart, at: AgentxPartTarget): void;
@@ -145,9 +149,12 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
     stop: AbortController,
   ) {
     this.#stop = stop;
-    this.messages = run(this, (updates) => this.#updates.push(updates));
+    this.messages = this.failures.wrap(run(this, (updates) => this.#updates.push(updates)));
     this.#updates.follow(this.messages);
   }
+
+  /** @internal How the chat's failure reaches `onError` (what it throws rejects `messages`). */
+  readonly failures = new FailureReport();
 
   /** @internal The current round's request handle. */
   setRound(round: number, handle: Wasm.AgentxChatHandle): void {
@@ -281,7 +288,7 @@ export class AgentxClient {
       const handle = inner.chat(r, sink, roundOptions);
       chat.setRound(round, handle);
       handle.messages.catch((e: unknown) => {
-        if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+        if (!errored && !signal.aborted && e instanceof ProtocolError) chat.failures.report(handlers.onError, e);
       });
       return handle;
     };

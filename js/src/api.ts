@@ -3,7 +3,7 @@
 import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamOptions, StreamUpdate } from "./agentwire.js";
 import type { AgentClientConfig, BodySchemaJson, Violation } from "./agentwire.js";
-import { ProtocolError, errorFactory, invalidArgument } from "./errors.js";
+import { FailureReport, ProtocolError, errorFactory, invalidArgument } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
@@ -272,7 +272,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle, stop: AbortController) {
     this.#stop = stop;
     this.#handle = start((updates) => this.#updates.push(updates));
-    this.response = this.#handle.response;
+    this.response = this.failures.wrap(this.#handle.response);
     // The stream's own outcome ends the iterators (and is handled: a caller that never awaits
     // `response` gets no unhandled rejection).
     this.#updates.follow(this.response);
@@ -383,6 +383,9 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       if (owned) compiled.free();
     };
   }
+
+  /** @internal How the stream's failure reaches `onError` (what it throws rejects `response`). */
+  readonly failures = new FailureReport();
 
   /** @internal Feeds an update to the part watches and schema checks (called in stream order). */
   watchUpdate(u: StreamUpdate): void {
@@ -557,7 +560,7 @@ export class AgentClient {
           tracker.close();
           // One onError per failure: a broken stream already reported itself as an issue update;
           // a user's abort calls no handler at all.
-          if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
+          if (!errored && !signal.aborted && e instanceof ProtocolError) stream.failures.report(handlers.onError, e);
         });
         return handle;
       };

@@ -33,3 +33,32 @@ export function invalidArgument(what: string, reason: string, extra: { [key: str
 export function errorFactory(code: string, message: string, details: unknown): ProtocolError {
   return new ProtocolError(code, message, details);
 }
+
+/**
+ * @internal A stream's failure reported to `onError` from a handler of its promise, where nothing
+ * would see what `onError` throws (it became an unhandled rejection): the first throw is kept, and
+ * the stream's outcome (`wrap`) rejects with it instead of the error, as for a throw from any other
+ * handler.
+ */
+export class FailureReport {
+  #thrown: { value: unknown } | undefined;
+
+  /** Calls `onError(e)`, keeping what it throws. */
+  report(onError: ((error: ProtocolError) => void) | undefined, e: ProtocolError): void {
+    try {
+      onError?.(e);
+    } catch (thrown) {
+      this.#thrown ??= { value: thrown };
+    }
+  }
+
+  /**
+   * `outcome`, rejecting with what `onError` threw when it did. Its handler runs after `report`'s
+   * when `report` is called from a handler attached to `outcome` (or to a promise it awaits) first.
+   */
+  wrap<T>(outcome: Promise<T>): Promise<T> {
+    return outcome.catch((e: unknown) => {
+      throw this.#thrown === undefined ? e : this.#thrown.value;
+    });
+  }
+}

@@ -566,6 +566,14 @@ impl Shared {
         to_js(self.session.borrow().run()).unwrap_or(JsValue::NULL)
     }
 
+    /// The run so far for an error's `details.run`, once the server has given it (its id): before
+    /// that nothing was received, and an error has no `run` (as the other clients' errors have no
+    /// `response` or `messages` then).
+    fn received_run(&self) -> Option<JsValue> {
+        let received = !self.session.borrow().run().run_id.is_empty();
+        received.then(|| self.snapshot())
+    }
+
     /// Runs `work` after the answers scheduled before it, then settles `reply` (if any) with the
     /// run as it is when `work` is over, or with its error. The internal promise never rejects.
     fn schedule<F: Future<Output = Result<(), JsValue>> + 'static>(
@@ -605,9 +613,15 @@ impl Shared {
                 let status = self.session.borrow().run().status.clone();
                 match status {
                     RunStatus::Incomplete => {
-                        let e = js_error(&AcpError::StreamIncomplete {
-                            last_status: RunStatus::Incomplete,
-                        });
+                        // The status the server last sent (the run is now `incomplete`).
+                        let last_status = self
+                            .session
+                            .borrow()
+                            .assembler()
+                            .status_before_end()
+                            .cloned()
+                            .unwrap_or(RunStatus::Incomplete);
+                        let e = js_error(&AcpError::StreamIncomplete { last_status });
                         self.fail(&e);
                         Err(e)
                     }
@@ -641,7 +655,9 @@ impl Shared {
     fn fail(&self, e: &JsValue) {
         if let Ok(details) = Reflect::get(e, &"details".into()) {
             if details.is_object() && !Reflect::has(&details, &"run".into()).unwrap_or(true) {
-                let _ = Reflect::set(&details, &"run".into(), &self.snapshot());
+                if let Some(run) = self.received_run() {
+                    let _ = Reflect::set(&details, &"run".into(), &run);
+                }
             }
         }
         if self.failure.borrow().is_none() {
@@ -753,7 +769,10 @@ impl Shared {
     }
 
     fn abort_error(&self) -> JsValue {
-        js_error_with(&TransportError::Aborted, "run", &self.snapshot())
+        match self.received_run() {
+            Some(run) => js_error_with(&TransportError::Aborted, "run", &run),
+            None => js_error(&TransportError::Aborted),
+        }
     }
 
     /// POSTs a run or a resume and reads the answer as the mode says.
@@ -794,7 +813,8 @@ impl Shared {
                     let failure = TransportError::Network {
                         reason: describe(&e),
                     };
-                    let _ = self.deliver_failed(Some(&failure));
+                    // A handler that throws gives what it threw, as it would mid-stream.
+                    self.deliver_failed(Some(&failure))?;
                     return Err(js_error(&failure));
                 }
             };
@@ -811,6 +831,12 @@ impl Shared {
             if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {
                 let _ = reader.cancel();
                 return Err(e);
+            }
+            if self.session.borrow().assembler().is_stopped() {
+                // Strict mode or a limit ended the stream: nothing more is read, and the
+                // request is closed (the run is `incomplete`).
+                let _ = reader.cancel();
+                break;
             }
         }
         self.session.borrow_mut().finish();

@@ -365,6 +365,7 @@ impl Call {
     async fn run(mut self) -> Result<JsValue, JsValue> {
         let reader = self.open().await?;
         let mut buf = Vec::new();
+        let mut stopped = false;
         loop {
             let chunk = match JsFuture::from(reader.read()).await {
                 Ok(chunk) => chunk,
@@ -383,6 +384,13 @@ impl Call {
                 let _ = reader.cancel();
                 return Err(e);
             }
+            if self.decoder.borrow().stream.status() != StreamStatus::Streaming {
+                // Strict mode or a limit ended the stream: nothing more is read, and the
+                // request is closed.
+                let _ = reader.cancel();
+                stopped = true;
+                break;
+            }
         }
         self.decoder.borrow_mut().stream.finish();
         self.deliver()?;
@@ -391,8 +399,13 @@ impl Call {
         if decoder.stream.status() == StreamStatus::Complete {
             Ok(messages)
         } else {
+            let reason = if stopped {
+                "an error ended it (strict mode or a limit)"
+            } else {
+                "the stream ended inside an SSE event"
+            };
             let error = AgentxError::StreamIncomplete {
-                reason: "the stream ended inside an SSE event".to_owned(),
+                reason: reason.to_owned(),
                 packets: decoder.stream.assembler().packets(),
             };
             Err(js_error_with(&error, "messages", &messages))
@@ -459,7 +472,9 @@ impl Call {
         let reason = describe(&e);
         self.decoder.borrow_mut().stream.finish_interrupted(&reason);
         let failure = TransportError::Network { reason };
-        let _ = self.deliver_failed(Some(&failure));
+        if let Err(thrown) = self.deliver_failed(Some(&failure)) {
+            return thrown; // a handler threw: the chat rejects with it, as it would mid-stream
+        }
         let partial = self.decoder.borrow().messages().unwrap_or(JsValue::NULL);
         js_error_with(&failure, "messages", &partial)
     }

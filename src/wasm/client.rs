@@ -476,6 +476,13 @@ impl Call {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
+            if self.decoder.borrow().inner().assembler().is_stopped() {
+                // Strict mode or a limit ended the stream: nothing more is read, the request is
+                // closed (the response is `incomplete`, and `response` resolves with it).
+                let _ = connection.reader.cancel();
+                connection.controller.abort();
+                return Read::Ended;
+            }
         }
     }
 
@@ -527,8 +534,12 @@ impl Call {
 
     /// The connection broke for good: keep what arrived, marked incomplete. A server that closed
     /// before the response ended gives `stream-incomplete` (as the stream's own issue says); a
-    /// transport failure gives its own code (`network-error`, `stalled`).
+    /// transport failure gives its own code (`network-error`, `stalled`). A handler that throws
+    /// while the last updates are delivered (`onError` with that issue) gives what it threw, as
+    /// it does while the stream goes on.
     fn broken(&mut self, broke: Break) -> JsValue {
+        // The status the server last sent, before `finish` marks the response `incomplete`.
+        let last_status = self.decoder.borrow().inner().response().status.clone();
         self.decoder.borrow_mut().inner_mut().finish();
         if let Break::Transport(e) = &broke {
             // The stream's closing issue names the transport failure, not just "incomplete".
@@ -536,18 +547,20 @@ impl Call {
             if let Ok(updates) = updates {
                 name_failure(&updates, e);
                 if !self.aborted() {
-                    let _ = self.sink.call1(&JsValue::NULL, &updates);
+                    if let Err(thrown) = self.sink.call1(&JsValue::NULL, &updates) {
+                        return thrown;
+                    }
                 }
             }
         }
-        let _ = self.deliver();
+        if let Err(thrown) = self.deliver() {
+            return thrown;
+        }
         let partial = to_js(self.decoder.borrow().inner().response()).unwrap_or(JsValue::NULL);
         match broke {
             Break::Transport(e) => js_error_with(&e, "response", &partial),
             Break::EndedEarly => js_error_with(
-                &crate::dialect::agent_api::AgentApiError::StreamIncomplete {
-                    last_status: crate::dialect::agent_api::RunStatus::Incomplete,
-                },
+                &crate::dialect::agent_api::AgentApiError::StreamIncomplete { last_status },
                 "response",
                 &partial,
             ),

@@ -271,7 +271,7 @@ test("HTTP errors carry the ACP error; other failures keep what arrived in detai
     assert.equal(e.code, "http-error");
     assert.equal(e.details.status, 404);
     assert.equal(e.details.error.code, "not_found");
-    assert.equal(e.details.run.status, "created");
+    assert.equal(e.details.run, undefined, "nothing was received: no run (as the other clients)");
     return true;
   });
   assert.equal(errors.length, 1);
@@ -290,6 +290,7 @@ test("HTTP errors carry the ACP error; other failures keep what arrived in detai
   const h2 = incomplete.run("echo", "hello world", { onError: (e) => seen.push(e.code) });
   await assert.rejects(h2.run, (e) => {
     assert.equal(e.code, "stream-incomplete");
+    assert.equal(e.details.lastStatus, "in-progress", "the status the server last sent");
     assert.equal(e.details.run.status, "incomplete");
     assert.equal(e.details.run.output[0].parts[0].content, "Echo: hello world");
     return true;

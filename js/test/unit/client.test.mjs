@@ -198,6 +198,7 @@ test("a server that closes before the end rejects with stream-incomplete and kee
     const errors = [];
     const e = await client.stream(request("x"), { onError: (x) => errors.push(x.code) }).response.then(() => null, (e) => e);
     assert.equal(e.code, "stream-incomplete");
+    assert.equal(e.details.lastStatus, "in_progress", "the status the server last sent");
     assert.equal(e.details.response.status, "incomplete");
     assert.equal(e.details.response.output[0].content[0].text, "partial");
     assert.equal(e.details.response.output[0].status, "incomplete");
@@ -247,6 +248,99 @@ test("a connection that breaks mid-stream: onError gets the network-error the st
     assert.equal(rejected.details.reason, "connection reset", name);
     assert.ok(rejected.details[kept], `${name}: details.${kept} keeps what arrived`);
     assert.deepEqual(errors.map((e) => [e.code, e.details.reason]), [["network-error", "connection reset"]], `${name}: one onError, the same code`);
+  }
+});
+
+test("an error that ends a strict stream closes its request at once, in each client", { timeout: 20_000 }, async () => {
+  // A server that sends its events, one of them malformed, then keeps the connection open (it
+  // writes a comment every 50 ms) until the client closes it.
+  const events = {
+    "/process": ['{"object":"response","id":"r","status":"in_progress"}', "{not json"],
+    "/chat": ['{"role":"assistant","parts":[{"type":"text","text":"a"}]}', "{not json"],
+    "/runs": ['{"type":"run.created","run":{"run_id":"r9","agent_name":"x","status":"created"}}', '{"type":"bogus"}'],
+  };
+  const closed = [];
+  const srv = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(events[req.url].map((d) => `data: ${d}\n\n`).join(""));
+    const keepAlive = setInterval(() => res.write(": still here\n\n"), 50);
+    res.on("close", () => {
+      clearInterval(keepAlive);
+      closed.push(req.url);
+    });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const baseUrl = `http://127.0.0.1:${srv.address().port}`;
+  try {
+    const errors = [];
+    const onError = (e) => errors.push(e.code);
+    const api = await new AgentClient({ baseUrl }).stream(request("x"), { onError }, { strict: true }).response;
+    assert.equal(api.status, "incomplete", "the Agent API's response resolves, incomplete");
+    const chat = await new AgentxClient({ baseUrl }).chat([agentxUserMessage("x")], { onError }, { strict: true }).messages.then(
+      () => null,
+      (e) => e,
+    );
+    assert.equal(chat.code, "stream-incomplete");
+    assert.match(chat.message, /an error ended it/);
+    const run = await new AcpClient({ baseUrl }).run("x", "go", { strict: true, onError }).run.then(() => null, (e) => e);
+    assert.equal(run.code, "stream-incomplete");
+    assert.equal(run.details.lastStatus, "created");
+    assert.deepEqual(errors, ["invalid-json", "invalid-json", "unknown-event"]);
+    await eventually(() => closed.length === 3);
+    assert.deepEqual(closed.sort(), ["/chat", "/process", "/runs"]);
+  } finally {
+    srv.close();
+    srv.closeAllConnections();
+  }
+});
+
+test("an onError that throws rejects the stream with what it threw, in each client (no unhandled rejection)", async () => {
+  const unhandled = [];
+  const onUnhandled = (e) => unhandled.push(e);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const answers = {
+      // Before the event stream: HTTP 500.
+      "HTTP 500": async () => new Response("down", { status: 500 }),
+      // Mid-stream: the connection breaks after one event.
+      "a broken connection": async (req) => {
+        const event = req.url.endsWith("/chat")
+          ? '{"role":"assistant","parts":[{"type":"text","text":"a"}]}'
+          : req.url.endsWith("/runs")
+            ? '{"type":"run.created","run":{"run_id":"r","agent_name":"x","status":"created"}}'
+            : '{"object":"response","id":"r","status":"in_progress"}';
+        const body = new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(`data: ${event}\n\n`));
+            setTimeout(() => c.error(new Error("connection reset")), 5);
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      },
+    };
+    for (const [what, fetch] of Object.entries(answers)) {
+      const baseUrl = "http://agent.test";
+      const thrown = new Error(`from onError (${what})`);
+      const seen = [];
+      const onError = (e) => {
+        seen.push(e.code);
+        throw thrown;
+      };
+      const outcomes = [
+        new AgentClient({ baseUrl, fetch }).stream(request("x"), { onError }).response,
+        new AgentxClient({ baseUrl, fetch }).chat([agentxUserMessage("x")], { onError }).messages,
+        new AcpClient({ baseUrl, fetch }).run("x", "go", { onError }).run,
+      ];
+      for (const [i, outcome] of outcomes.entries()) {
+        await assert.rejects(outcome, (e) => e === thrown, `${what}, client ${i}`);
+      }
+      assert.equal(seen.length, 3, `${what}: onError once per client (${seen})`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
   }
 });
 

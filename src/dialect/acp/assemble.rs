@@ -266,6 +266,8 @@ pub struct Assembler {
     halting: bool,
     /// The stream was ended by strict mode or a stream limit: input is ignored.
     stopped: bool,
+    /// The run's status when the stream ended before the run did (marking it `incomplete`).
+    status_before_end: Option<RunStatus>,
     /// The high half of a surrogate pair a joined text chunk ended with, held back for the next
     /// chunk's low half: (message, part, code unit). See [`Assembler::release_held`].
     held: Option<(usize, usize, u16)>,
@@ -285,6 +287,14 @@ impl Assembler {
     /// input is ignored.
     pub fn is_stopped(&self) -> bool {
         self.stopped
+    }
+
+    /// The run's last status before the stream ended it `incomplete` ([`Assembler::finish`]
+    /// before a terminal status or `awaiting`, or an early stop): what the server last said, as
+    /// the [`AcpError::StreamIncomplete`] issue's `last_status` gives it. `None` while the stream
+    /// goes on, and when it ended with the run.
+    pub fn status_before_end(&self) -> Option<&RunStatus> {
+        self.status_before_end.as_ref()
     }
 
     /// A new connection continues this stream (see [`EventCursor::reconnect`]): events already
@@ -378,7 +388,8 @@ impl Assembler {
     fn stop(&mut self) {
         self.stopped = true;
         if !self.done {
-            self.run.status = RunStatus::Incomplete;
+            let last = std::mem::replace(&mut self.run.status, RunStatus::Incomplete);
+            self.status_before_end = Some(last);
             self.end();
         }
     }
@@ -1154,6 +1165,7 @@ impl Assembler {
             return;
         }
         let last_status = std::mem::replace(&mut self.run.status, RunStatus::Incomplete);
+        self.status_before_end = Some(last_status.clone());
         self.push_issue(Severity::Error, AcpError::StreamIncomplete { last_status });
         self.end();
     }
