@@ -289,6 +289,11 @@ test("an error that ends a strict stream closes its request at once, in each cli
     assert.deepEqual(errors, ["invalid-json", "invalid-json", "unknown-event"]);
     await eventually(() => closed.length === 3);
     assert.deepEqual(closed.sort(), ["/chat", "/process", "/runs"]);
+    // A stream over maxStreamBytes ends the same way, lenient or not.
+    const limited = await new AgentClient({ baseUrl }).stream(request("x"), { onError }, { limits: { maxStreamBytes: 20 } }).response;
+    assert.equal(limited.status, "incomplete");
+    assert.equal(errors.at(-1), "stream-too-large");
+    await eventually(() => closed.length === 4);
   } finally {
     srv.close();
     srv.closeAllConnections();
