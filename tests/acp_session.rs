@@ -295,6 +295,52 @@ const AFTER_THE_END: &str = concat!(
 );
 
 #[test]
+fn the_lifecycle_stops_with_a_stream_its_strict_assembler_stopped() {
+    // A strict assembler (the lifecycle itself lenient) stops at an unknown event; the events
+    // after it in the same bytes move nothing: no state update after the `done` update.
+    let mut session = AcpSession::new(SessionOptions {
+        acp: AcpOptions {
+            strict: true,
+            ..AcpOptions::default()
+        },
+        inbound: Inbound::Lenient,
+    });
+    session
+        .create(&RunCreateRequest::new(
+            "x",
+            vec![Message::user_text("x")],
+            RunMode::Stream,
+        ))
+        .unwrap();
+    let events = [
+        r#"{"type":"run.created","run":{"run_id":"r9","agent_name":"x","status":"created"}}"#,
+        r#"{"type":"bogus"}"#,
+        r#"{"type":"run.in-progress","run":{"run_id":"r9","agent_name":"x","status":"in-progress"}}"#,
+        r#"{"type":"run.completed","run":{"run_id":"r9","agent_name":"x","status":"completed","output":[]}}"#,
+    ];
+    let bytes: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    session.feed(bytes.as_bytes());
+    session.finish();
+    assert!(session.assembler().is_stopped());
+    assert_eq!(session.run().status, RunStatus::Incomplete);
+    assert_eq!(
+        session.assembler().status_before_end(),
+        Some(&RunStatus::Created)
+    );
+    assert_eq!(session.state(), "created", "the lifecycle moved no further");
+    let updates = session.drain_updates();
+    let done = updates
+        .iter()
+        .position(|u| matches!(u, SessionUpdate::Acp(a) if matches!(**a, Update::Done { .. })))
+        .expect("a done update");
+    assert_eq!(done, updates.len() - 1, "nothing after done");
+    assert_eq!(
+        issues(&updates),
+        [(Severity::Error, "unknown-event".to_owned())]
+    );
+}
+
+#[test]
 fn strict_sessions_stop_at_the_first_invalid_server_message() {
     let mut session = session(Inbound::Strict);
     session

@@ -271,14 +271,22 @@ impl AcpSession {
     }
 
     /// Applies one SSE `data` payload: malformed data becomes a warning issue of the assembler.
+    /// Ignored once the stream ended early (an inbound violation, or the assembler's strict mode
+    /// or stream limit): the lifecycle does not move after the `done` update.
     pub fn push_data(&mut self, data: &str) {
-        if self.violation.is_some() {
+        if self.ended_early() {
             return;
         }
         match AcpEvent::parse(data) {
             Ok(event) => self.push_event_in(event, data, &[]),
             Err(e) => self.assembler.push_issue(Severity::Warning, e),
         }
+    }
+
+    /// Whether the stream ended early: an inbound violation of a strict session, or the
+    /// assembler stopped (its strict mode, [`Limits::max_stream_bytes`](crate::limits::Limits)).
+    fn ended_early(&self) -> bool {
+        self.violation.is_some() || self.assembler.is_stopped()
     }
 
     /// Applies one event (from a stream, or from the list of `GET /runs/{run_id}/events`): the
@@ -296,7 +304,7 @@ impl AcpSession {
     /// [`push_event`](Self::push_event) of an event read from `json`, where `path` leads to it (see
     /// [`Assembler::push_event_in`]).
     pub(crate) fn push_event_in(&mut self, event: AcpEvent, json: &str, path: &[Step<'_>]) {
-        if self.violation.is_some() {
+        if self.ended_early() {
             return;
         }
         if !matches!(event, AcpEvent::Unknown(_)) {
