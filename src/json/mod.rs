@@ -68,8 +68,9 @@ pub fn message_of(e: &serde_json::Error) -> String {
 /// For text that is not JSON, the syntax error serde_json's validator gives, with its message and
 /// its 1-based line and column (`json::syntax_error`: the text is checked again, by a checker of
 /// this crate's; [`not_json`] tells these errors, which are serde_json custom errors). For JSON
-/// text a tree cannot hold, a data error (`is_data`, line and column 0) naming
-/// it: "number out of range" (beyond `f64::MAX`) or "recursion limit exceeded at line L column C"
+/// text a tree cannot hold, a data error (`is_data`) naming it, with the line and column of the
+/// place as serde_json's tree reader gives them: "number out of range at line L column C" (beyond
+/// `f64::MAX`; the number's last character) or "recursion limit exceeded at line L column C"
 /// (nesting deeper than 127 arrays and objects, serde_json's limit).
 ///
 /// One reading differs from serde_json's, on purpose: an escaped UTF-16 surrogate that is not half
@@ -253,7 +254,8 @@ pub fn not_json(e: &serde_json::Error) -> bool {
         return true;
     }
     let message = e.to_string();
-    message == NUMBER_OUT_OF_RANGE || message.starts_with(TOO_DEEP) && message.contains(" at line ")
+    (message.starts_with(NUMBER_OUT_OF_RANGE) || message.starts_with(TOO_DEEP))
+        && message.contains(" at line ")
 }
 
 /// Why [`parse_value`] did not read `text`, as a serde_json error.
@@ -266,6 +268,18 @@ fn not_read(text: &str) -> serde_json::Error {
     }
     // Valid JSON: too deep, or a number out of range.
     let b = text.as_bytes();
+    // serde_json's custom errors take their line and column from a suffix " at line L column C".
+    let at = |message: &str, i: usize| {
+        let line_start = b[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |n| n + 1);
+        let line = 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+        serde_json::Error::custom(format_args!(
+            "{message} at line {line} column {}",
+            i - line_start + 1
+        ))
+    };
     let (mut i, mut depth) = (0, 0);
     while let Some(&c) = b.get(i) {
         match c {
@@ -277,22 +291,29 @@ fn not_read(text: &str) -> serde_json::Error {
             b'[' | b'{' => {
                 depth += 1;
                 if depth > scan::TREE_DEPTH {
-                    let line_start = b[..i]
-                        .iter()
-                        .rposition(|&c| c == b'\n')
-                        .map_or(0, |n| n + 1);
-                    let line = 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
-                    let column = i - line_start + 1;
-                    return serde_json::Error::custom(format_args!(
-                        "{TOO_DEEP} at line {line} column {column}"
-                    ));
+                    return at(TOO_DEEP, i);
                 }
             }
             b']' | b'}' => depth -= 1,
+            b'-' | b'0'..=b'9' => {
+                // Valid JSON: a number runs to the next delimiter, and the scanner's reader
+                // refuses it only when it is beyond `f64::MAX`. serde_json places that error at
+                // the number's last character.
+                let end = b[i..]
+                    .iter()
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(b.len(), |n| i + n);
+                if scan::number_at(b, i).is_none() {
+                    return at(NUMBER_OUT_OF_RANGE, end - 1);
+                }
+                i = end;
+                continue;
+            }
             _ => {}
         }
         i += 1;
     }
+    // (Not reached for text `parse_value` refused: it is too deep or has such a number.)
     serde_json::Error::custom(NUMBER_OUT_OF_RANGE)
 }
 
@@ -413,7 +434,26 @@ pub(crate) mod tests {
             "expected value at line 1 column 9"
         );
         let named = |text: &str| super::parse_value(text).unwrap_err().to_string();
-        assert_eq!(named("[1, -1e400]"), "number out of range");
+        // A number out of range: where serde_json's tree reader places it (its last character).
+        for text in [
+            "[1, -1e400]",
+            "{\"a\":\n  [1.5e999 ]}",
+            "1e309",
+            "[0, 2e308, 1e400]",
+        ] {
+            let ours = super::parse_value(text).unwrap_err();
+            let theirs = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            assert!(super::not_json(&ours), "{text:?}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text:?}");
+            assert_eq!(
+                (ours.line(), ours.column()),
+                (theirs.line(), theirs.column())
+            );
+        }
+        assert_eq!(
+            named("[1, -1e400]"),
+            "number out of range at line 1 column 10"
+        );
         // A lone surrogate is read, not refused (serde_json: "lone surrogate in hex escape").
         assert_eq!(
             super::parse_value(r#"{"a": "\udc00", "b": ["x\ud83d", "\ud83d\ud83d\ude00"]}"#).ok(),
