@@ -1228,3 +1228,23 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn metadata_is_set_as_reading_checks_it_so_the_message_reads_back() {
+    let mut message = weather_query();
+    let before = message.metadata.clone();
+    let e = err(message.set_metadata(map(json!({"type": 5, "priority": "low"}))));
+    assert_eq!(e.code(), "wrong-type");
+    assert_eq!(e.details()["path"], "metadata.type");
+    assert_eq!(message.metadata, before, "unchanged after the error");
+    // What reading accepts, setting accepts: the message then reads back equal.
+    for metadata in [
+        json!({"type": "TASK", "x": [1]}),
+        json!({"type": null}),
+        json!({}),
+    ] {
+        message.set_metadata(map(metadata.clone())).unwrap();
+        let back = StructuredMessage::from_json(&message.to_json()).unwrap();
+        assert_eq!(back, message, "{metadata}");
+    }
+}

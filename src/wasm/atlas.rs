@@ -248,7 +248,8 @@ impl JsStructuredMessage {
     /// fills in the missing fields.
     ///
     /// # Errors
-    /// With the field's path in `details.path`: `invalid-json` (text only; `line`, `column`),
+    /// With the field's path in `details.path`: `invalid-json` (text only; `line`, `column`, and
+    /// the text given in `input`),
     /// `missing-field`, `wrong-type`, and in strict mode `unknown-message-type`,
     /// `unknown-tool-status`.
     #[wasm_bindgen(js_name = fromJSON)]
@@ -368,17 +369,18 @@ impl JsStructuredMessage {
         to_js(&self.0.metadata)
     }
 
-    /// Replaces the metadata (a JSON object).
+    /// Replaces the metadata (a JSON object), checked as reading checks it.
     ///
     /// # Errors
-    /// `wrong-type` (path `metadata`) when it is not an object.
+    /// `wrong-type` (path `metadata`) when it is not an object, (path `metadata.type`) when its
+    /// `type` is not a string or `null`; the metadata is then unchanged.
     #[wasm_bindgen(setter)]
     pub fn set_metadata(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Record<string, JsonValue>")] metadata: JsValue,
     ) -> Result<(), JsValue> {
-        self.0.metadata = object_arg(&metadata, "metadata")?;
-        Ok(())
+        let metadata = object_arg(&metadata, "metadata")?;
+        self.0.set_metadata(metadata).map_err(|e| js_error(&e))
     }
 
     /// The message type: `metadata.type` read ignoring case (`"QUERY"` is `"query"`), an unknown

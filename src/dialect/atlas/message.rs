@@ -414,6 +414,18 @@ impl StructuredMessage {
         self.target_agent.clone_from(&original.source_agent);
     }
 
+    /// Replaces the metadata, checked as reading checks it (lenient): a message whose metadata
+    /// is set so can be written and read back.
+    ///
+    /// # Errors
+    /// [`AtlasError::WrongType`] (path `metadata.type`) when `type` is there and not a string or
+    /// `null`; the metadata is then unchanged.
+    pub fn set_metadata(&mut self, metadata: JsonMap) -> Result<(), AtlasError> {
+        read::check_type(&metadata, "metadata", &ReadOptions::default())?;
+        self.metadata = metadata;
+        Ok(())
+    }
+
     /// The message's type: `metadata.type` read ignoring ASCII case; `None` when it is absent or
     /// not a string (the reference says `"unknown"`).
     pub fn message_type(&self) -> Option<MessageType> {
