@@ -171,7 +171,9 @@ export class RunSession implements RunSessionView {
   }
 
   /**
-   * Sends a client message: the run moves, or this throws and nothing changes.
+   * Sends a client message: the run moves, or this throws and nothing changes. (A listener that
+   * throws, `onMessage` or `onStateChange`, is called after the move: its exception propagates
+   * from here with the move made, and the listeners after it are not called.)
    *
    * @throws ProtocolError `move-not-allowed` (`details.state`, `details.allowed`,
    *   `details.terminal`), `body-mismatch` (`details.violations`), `invalid-argument`.

@@ -254,7 +254,8 @@ impl JsAgentStreamDecoder {
     }
 
     /// Ends the stream: a response that never finished is marked `incomplete`, with an issue.
-    /// Returns the last updates (ending with `done`).
+    /// Returns the last updates: ending with `done` unless `feed` already gave it (a response that
+    /// reached its terminal status); `[]` when called again.
     pub fn finish(&mut self) -> Result<Ts<StreamUpdates>, JsValue> {
         self.stream.finish();
         let updates = self.drain()?;

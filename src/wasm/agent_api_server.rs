@@ -20,7 +20,9 @@ use crate::dialect::agent_api::{
 /// Encodes an Agent API event as one SSE event (`data: <json>` and a blank line).
 ///
 /// # Errors
-/// `invalid-argument` if `event` is not an Agent API event object.
+/// `invalid-argument` if `event` cannot be converted to JSON (a function, a `BigInt`, a cycle);
+/// `invalid-event` (with `details.data`) if it is not a JSON object (`null`, a string). An object
+/// is encoded as it is: its members are not checked against the Agent API's events.
 #[wasm_bindgen(js_name = encodeAgentEvent)]
 pub fn encode_agent_event(event: Ts<AgentEventJs>) -> Result<String, JsValue> {
     let data = super::convert::stringify(&event.js_value(), "event")?;

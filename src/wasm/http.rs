@@ -179,18 +179,29 @@ pub(crate) fn copy_bytes(bytes: &Uint8Array, buf: &mut Vec<u8>) {
 }
 
 /// The bytes of a chunk a JavaScript caller feeds: a `Uint8Array` (a Node `Buffer` is one), an
-/// `ArrayBuffer` (viewed, not copied) or an array of byte values (each reduced modulo 256, as a
-/// `Uint8Array` stores it).
+/// `ArrayBuffer` (viewed, not copied) or an array of byte values (integers from 0 to 255).
 ///
 /// # Errors
 /// `invalid-argument` (`details.what` = `what`) for anything else: a string, another typed array,
-/// `null`… A string is the usual mistake, and read as bytes it would be zeros; an `ArrayBuffer`
-/// read as an array would be empty.
+/// `null`, an array with an element that is not a byte value (`300`, `-1`, `1.5`, `"97"`, a hole:
+/// a `Uint8Array` would store them as other bytes)… A string is the usual mistake, and read as
+/// bytes it would be zeros; an `ArrayBuffer` read as an array would be empty.
 pub(crate) fn byte_chunk(value: JsValue, what: &str) -> Result<Uint8Array, JsValue> {
     if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
         return Ok(bytes.clone());
     }
-    if value.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::Array::is_array(&value) {
+    if value.is_instance_of::<js_sys::ArrayBuffer>() {
+        return Ok(Uint8Array::new(&value));
+    }
+    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
+        let is_byte = |v: JsValue| {
+            v.as_f64()
+                .is_some_and(|n| n.fract() == 0.0 && (0.0..=255.0).contains(&n))
+        };
+        if let Some(i) = (0..array.length()).find(|&i| !is_byte(array.get(i))) {
+            let reason = format!("element {i} is not a byte value (an integer from 0 to 255)");
+            return Err(super::error::invalid_argument(what, &reason));
+        }
         return Ok(Uint8Array::new(&value));
     }
     let reason = if value.is_string() {

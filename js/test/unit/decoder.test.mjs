@@ -321,7 +321,15 @@ test("every byte feeder takes a Uint8Array, a Buffer, an ArrayBuffer or an array
     }
     // A string (its bytes would be read as zeros), another typed array, null: a typed error, and
     // the feeder goes on as if it had not been called.
-    for (const [bad, reason] of [[new TextDecoder().decode(bytes), /a string, not bytes/], [new Uint16Array(4), /neither/], [null, /neither/]]) {
+    // An array with an element that is not a byte value (a Uint8Array would store 353 as 97, "a").
+    const notBytes = [
+      [[...Array.from(bytes).slice(0, 3), 353], /element 3 is not a byte value/],
+      [[97, -1], /element 1 /],
+      [[97, 1.5], /element 1 /],
+      [[97, "97"], /element 1 /],
+      [[97, , 98], /element 1 /], // a hole
+    ];
+    for (const [bad, reason] of [[new TextDecoder().decode(bytes), /a string, not bytes/], [new Uint16Array(4), /neither/], [null, /neither/], ...notBytes]) {
       const feed = make();
       assert.throws(() => feed(bad), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "bytes" && reason.test(e.details.reason), `${name}: ${String(bad)}`);
       assert.equal(JSON.stringify(feed(bytes)), expected, `${name} after the error`);
