@@ -61,6 +61,17 @@ fn issues(updates: &[SessionUpdate]) -> Vec<(Severity, String)> {
         .collect()
 }
 
+/// Creates a streamed run of `agent` on the message "x" (the client's first move).
+fn start(session: &mut AcpSession, agent: &str) {
+    session
+        .create(&RunCreateRequest::new(
+            agent,
+            vec![Message::user_text("x")],
+            RunMode::Stream,
+        ))
+        .unwrap();
+}
+
 fn s(a: &str, b: &str, c: &str) -> (String, String, String) {
     (a.to_owned(), b.to_owned(), c.to_owned())
 }
@@ -249,13 +260,7 @@ fn async_event_lists_replay_through_the_lifecycle() {
 #[test]
 fn cancel_moves_to_cancelling_and_the_servers_ending_finishes_it() {
     let mut session = session(Inbound::Strict);
-    session
-        .create(&RunCreateRequest::new(
-            "slow",
-            vec![Message::user_text("x")],
-            RunMode::Stream,
-        ))
-        .unwrap();
+    start(&mut session, "slow");
     session.feed(concat!(
         "data: {\"type\":\"run.created\",\"run\":{\"run_id\":\"r\",\"agent_name\":\"slow\",\"status\":\"created\"}}\n\n",
         "data: {\"type\":\"run.in-progress\",\"run\":{\"run_id\":\"r\",\"agent_name\":\"slow\",\"status\":\"in-progress\"}}\n\n",
@@ -305,13 +310,7 @@ fn the_lifecycle_stops_with_a_stream_its_strict_assembler_stopped() {
         },
         inbound: Inbound::Lenient,
     });
-    session
-        .create(&RunCreateRequest::new(
-            "x",
-            vec![Message::user_text("x")],
-            RunMode::Stream,
-        ))
-        .unwrap();
+    start(&mut session, "x");
     let events = [
         r#"{"type":"run.created","run":{"run_id":"r9","agent_name":"x","status":"created"}}"#,
         r#"{"type":"bogus"}"#,
@@ -343,13 +342,7 @@ fn the_lifecycle_stops_with_a_stream_its_strict_assembler_stopped() {
 #[test]
 fn strict_sessions_stop_at_the_first_invalid_server_message() {
     let mut session = session(Inbound::Strict);
-    session
-        .create(&RunCreateRequest::new(
-            "x",
-            vec![Message::user_text("x")],
-            RunMode::Stream,
-        ))
-        .unwrap();
+    start(&mut session, "x");
     session.feed(AFTER_THE_END.as_bytes());
     session.finish();
     let e = session.violation().unwrap();
@@ -384,13 +377,7 @@ fn strict_sessions_stop_at_the_first_invalid_server_message() {
 #[test]
 fn lenient_sessions_warn_and_keep_everything() {
     let mut session = session(Inbound::Lenient);
-    session
-        .create(&RunCreateRequest::new(
-            "x",
-            vec![Message::user_text("x")],
-            RunMode::Stream,
-        ))
-        .unwrap();
+    start(&mut session, "x");
     session.feed(AFTER_THE_END.as_bytes());
     session.finish();
     assert!(session.violation().is_none());
