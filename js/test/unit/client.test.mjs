@@ -10,6 +10,18 @@ const { AgentClient, AgentStreamDecoder, RequestBuilder, ProtocolError, AcpClien
 
 const request = (text) => new RequestBuilder().text("user", text).sessionId("t").build();
 
+/** An event stream answer that gives `event` (an object), then fails as a reset connection does. */
+const breakingAnswer = (event) =>
+  new Response(
+    new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(event)}\n\n`));
+        setTimeout(() => c.error(new Error("connection reset")), 5);
+      },
+    }),
+    { headers: { "content-type": "text/event-stream" } },
+  );
+
 test("handlers fire in stream order and the response promise has the assembled response", async () => {
   const client = new AgentClient({ baseUrl: server() });
   const seen = [];
@@ -210,16 +222,7 @@ test("a server that closes before the end rejects with stream-incomplete and kee
 
 test("a connection that breaks mid-stream: onError gets the network-error the stream rejects with, in each client", async () => {
   // A fetch whose body gives one event, then fails as a reset connection does.
-  const breaking = (event) => async () =>
-    new Response(
-      new ReadableStream({
-        start(c) {
-          c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(event)}\n\n`));
-          setTimeout(() => c.error(new Error("connection reset")), 5);
-        },
-      }),
-      { headers: { "content-type": "text/event-stream" } },
-    );
+  const breaking = (event) => async () => breakingAnswer(event);
   const outcome = async (start) => {
     const errors = [];
     const rejected = await start({ onError: (e) => errors.push(e) }).then(() => null, (e) => e);
@@ -309,20 +312,14 @@ test("an onError that throws rejects the stream with what it threw, in each clie
       // Before the event stream: HTTP 500.
       "HTTP 500": async () => new Response("down", { status: 500 }),
       // Mid-stream: the connection breaks after one event.
-      "a broken connection": async (req) => {
-        const event = req.url.endsWith("/chat")
-          ? '{"role":"assistant","parts":[{"type":"text","text":"a"}]}'
-          : req.url.endsWith("/runs")
-            ? '{"type":"run.created","run":{"run_id":"r","agent_name":"x","status":"created"}}'
-            : '{"object":"response","id":"r","status":"in_progress"}';
-        const body = new ReadableStream({
-          start(c) {
-            c.enqueue(new TextEncoder().encode(`data: ${event}\n\n`));
-            setTimeout(() => c.error(new Error("connection reset")), 5);
-          },
-        });
-        return new Response(body, { headers: { "content-type": "text/event-stream" } });
-      },
+      "a broken connection": async (req) =>
+        breakingAnswer(
+          req.url.endsWith("/chat")
+            ? { role: "assistant", parts: [{ type: "text", text: "a" }] }
+            : req.url.endsWith("/runs")
+              ? { type: "run.created", run: { run_id: "r", agent_name: "x", status: "created" } }
+              : { object: "response", id: "r", status: "in_progress" },
+        ),
     };
     for (const [what, fetch] of Object.entries(answers)) {
       const baseUrl = "http://agent.test";
