@@ -103,20 +103,39 @@ mod server {
             pkg: root.join("pkg"),
             demo: root.join("examples/demo"),
         };
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let mut i = 0;
-        while i < args.len() {
-            let value = args.get(i + 1).cloned().unwrap_or_default();
-            match args[i].as_str() {
-                "--port" => o.port = value.parse().expect("--port takes a number"),
-                "--pace-ms" => o.pace_ms = value.parse().expect("--pace-ms takes a number"),
+        let mut args = std::env::args().skip(1);
+        while let Some(flag) = args.next() {
+            if flag == "--help" || flag == "-h" {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            let Some(value) = args.next() else {
+                usage_error(&format!("{flag} needs a value"));
+            };
+            match flag.as_str() {
+                "--port" => o.port = number(&flag, &value),
+                "--pace-ms" => o.pace_ms = number(&flag, &value),
                 "--pkg" => o.pkg = PathBuf::from(value),
                 "--demo" => o.demo = PathBuf::from(value),
-                other => panic!("unknown argument {other}; see the module docs"),
+                other => usage_error(&format!("unknown argument {other}")),
             }
-            i += 2;
         }
         o
+    }
+
+    const USAGE: &str = "usage: reference_server [--port 8787] [--pace-ms 40] [--pkg pkg] \
+                         [--demo examples/demo]";
+
+    /// Prints what is wrong with the command line and the usage, and exits with status 2.
+    fn usage_error(problem: &str) -> ! {
+        eprintln!("reference_server: {problem}\n{USAGE}");
+        std::process::exit(2)
+    }
+
+    fn number<T: std::str::FromStr>(flag: &str, value: &str) -> T {
+        value
+            .parse()
+            .unwrap_or_else(|_| usage_error(&format!("{flag} takes a number, not '{value}'")))
     }
 
     pub async fn main() {
