@@ -119,8 +119,10 @@ export interface ToolCallContext {
   toolName: string;
   /**
    * Fires when the Agent API stream or AgentX chat that runs the tool is aborted (by its
-   * `AbortSignal` or its `free()`): a long-running tool should stop then. Both always pass one;
-   * it is absent only when `ClientTools.run` is called without a signal.
+   * `AbortSignal` or its `free()`): a long-running tool should stop then. The stream or chat
+   * does not wait for a tool that ignores it: it rejects with `aborted` at once, and what the
+   * tool returns later is dropped. Both always pass one; it is absent only when
+   * `ClientTools.run` is called without a signal.
    */
   signal?: AbortSignal;
 }
@@ -248,8 +250,9 @@ export class ClientTools {
     for (const call of calls) {
       if (signal?.aborted) throw aborted();
       handlers.onToolCheck?.(call);
-      const outcome = await this.#runOne(call, signal);
-      if (signal?.aborted) throw aborted();
+      const running = this.#runOne(call, signal);
+      // A tool that ignores `ctx.signal` may never settle: the abort does not wait for it.
+      const outcome = await (signal === undefined ? running : untilAborted(running, signal));
       handlers.onToolResult?.(outcome);
       outcomes.push(outcome);
     }
@@ -283,6 +286,27 @@ export class ClientTools {
     }
     return { type: "result", callId, toolName, value };
   }
+}
+
+/** `work`'s outcome, or an `aborted` rejection as soon as `signal` fires (whichever comes first). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(aborted());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const settle = (): void => signal.removeEventListener("abort", onAbort);
+    work.then(
+      (value) => {
+        settle();
+        if (signal.aborted) onAbort();
+        else resolve(value);
+      },
+      (e: unknown) => {
+        settle();
+        reject(e);
+      },
+    );
+  });
 }
 
 function aborted(details: { [key: string]: unknown } = {}): ProtocolError {

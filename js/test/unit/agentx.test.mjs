@@ -374,6 +374,23 @@ test("abort and free() stop a chat under way (its request, its handlers, its too
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(received.length, start + 1, "one POST /chat, none after free()");
 
+  // A tool that ignores its signal and never returns does not hold the chat.
+  for (const how of ["abort", "free"]) {
+    const controller = new AbortController();
+    let stuck;
+    const hung = new AgentxClient({ baseUrl: localUrl, endpoint: "/flow3" });
+    hung.tools.register("write_file", WRITE_FILE, () => {
+      setTimeout(() => (how === "abort" ? controller.abort() : stuck.free()), 20);
+      return new Promise(() => {});
+    });
+    stuck = hung.chat([agentxUserMessage("Write a file")], {}, { signal: controller.signal });
+    const settled = await Promise.race([
+      stuck.messages.then(() => "resolved", (e) => e.code),
+      new Promise((resolve) => setTimeout(() => resolve("pending"), 3000)),
+    ]);
+    assert.equal(settled, "aborted", how);
+  }
+
   // After the end: free() releases the answer; the conversation stays as it resolved.
   const done = new AgentxClient({ baseUrl: localUrl, endpoint: "/flow1" }).chat([agentxUserMessage("hi")]);
   const messages = await done.messages;

@@ -373,6 +373,24 @@ test("aborting while a tool runs rejects with aborted and runs no handler after"
   assert.equal(toolSignal.aborted, true, "the tool's signal fires with the stream's");
 });
 
+test("aborting or freeing the stream settles it while a tool that ignores its signal never returns", async () => {
+  for (const how of ["abort", "free"]) {
+    const client = toolsAgent();
+    const controller = new AbortController();
+    let stream;
+    client.tools.register("get_time", GET_TIME_SCHEMA, () => {
+      setTimeout(() => (how === "abort" ? controller.abort() : stream.free()), 20);
+      return new Promise(() => {});
+    });
+    stream = client.stream(request("time?"), {}, { signal: controller.signal });
+    const settled = await Promise.race([
+      stream.response.then(() => "resolved", (e) => e.code),
+      new Promise((resolve) => setTimeout(() => resolve("pending"), 3000)),
+    ]);
+    assert.equal(settled, "aborted", how);
+  }
+});
+
 test("ClientTools: registration errors, definitions, shared between clients", () => {
   const tools = new ClientTools();
   assert.throws(() => tools.register("t", { type: "object", properties: { a: { minLength: -1 } } }, () => 1),
