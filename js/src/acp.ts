@@ -166,7 +166,17 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     };
     // The failure goes to `onError` first (what it throws rejects `run` instead), then to the
     // iterators; a caller that never awaits `run` must not get an unhandled rejection.
-    this.run = call.run.catch((e: unknown) => {
+    // The wasm side rejects `run` when the signal fires during a request; while the run awaits
+    // the client no request is under way, so the abort settles it here.
+    const abortedRun = new Promise<never>((_, reject) => {
+      const onAbort = (): void => {
+        const details = call.runId === undefined ? {} : { run: call.snapshot() };
+        reject(new ProtocolError("aborted", "the request was aborted", details));
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    this.run = Promise.race([call.run, abortedRun]).catch((e: unknown) => {
       if (!errored && !signal.aborted && e instanceof ProtocolError) handlers.onError?.(e);
       throw e;
     });

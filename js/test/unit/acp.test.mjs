@@ -478,6 +478,26 @@ test("reference server: a run goes on after its client is freed; freeing the run
   assert.equal(after, 0, "no handler after free()");
 });
 
+test("reference server: abort or free() while the run awaits the client settles run, aborted", async () => {
+  // No request is under way while a run awaits: the abort itself settles it.
+  for (const how of ["abort", "free"]) {
+    const controller = new AbortController();
+    const h = acp().run("approval", "Deploy", { signal: controller.signal });
+    assert.equal((await h.stopped()).status, "awaiting");
+    const runId = h.runId;
+    if (how === "abort") controller.abort();
+    else h.free();
+    const settled = await Promise.race([
+      h.run.then(() => "resolved", (e) => e),
+      new Promise((resolve) => setTimeout(() => resolve("pending"), 3000)),
+    ]);
+    assert.ok(settled instanceof ProtocolError, `${how}: ${settled}`);
+    assert.equal(settled.code, "aborted");
+    assert.equal(settled.details.run.run_id, runId);
+    assert.equal(settled.details.run.status, "awaiting");
+  }
+});
+
 test("reference server: a cancel while the agent streams ends the stream, cancelled", async () => {
   const client = new AcpClient({
     baseUrl: `${server()}/acp`,
