@@ -71,9 +71,12 @@ export function checkCallbacks<T extends object>(callbacks: T | null | undefined
  * requests carry: the controller's, combined with the user's signal if there is one (the user's
  * signal itself is never fired).
  */
-export function ownSignal(user: AbortSignal | undefined): { stop: AbortController; signal: AbortSignal } {
+export function ownSignal(user: AbortSignal | null | undefined): { stop: AbortController; signal: AbortSignal } {
+  if (user !== undefined && user !== null && !(user instanceof AbortSignal)) {
+    throw invalidArgument("options.signal", "it is not an AbortSignal");
+  }
   const stop = new AbortController();
-  return { stop, signal: user === undefined ? stop.signal : AbortSignal.any([user, stop.signal]) };
+  return { stop, signal: user === undefined || user === null ? stop.signal : AbortSignal.any([user, stop.signal]) };
 }
 
 /**

@@ -16,13 +16,13 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Headers, Request, RequestCredentials, RequestInit, Response};
+use web_sys::{AbortSignal, RequestCredentials, Response};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    copy_bytes, credentials_option, describe, event_stream_reader, fetch_option, name_failure,
-    promise, read_chunk, send, sleep, text_of, Chunk, HeaderList,
+    build_request, copy_bytes, credentials_option, describe, error_body, event_stream_reader,
+    fetch_option, name_failure, promise, read_chunk, send, sleep, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -193,29 +193,24 @@ impl Transport {
         req: &HttpRequest,
         signal: Option<&AbortSignal>,
     ) -> Result<Response, JsValue> {
-        let headers = Headers::new()?;
-        for (k, v) in &req.headers {
-            headers.set(k, v)?;
-        }
-        for (k, v) in &self.headers.0 {
-            headers.set(k, v)?;
-        }
-        let init = RequestInit::new();
-        init.set_method(req.method.as_str());
-        init.set_headers(&headers);
-        if let Some(body) = &req.body {
-            init.set_body(&JsValue::from_str(body));
-        }
-        if let Some(c) = self.credentials {
-            init.set_credentials(c);
-        }
-        if let Some(s) = signal {
-            init.set_signal(Some(s));
-        }
-        let request = Request::new_with_str_and_init(&req.url, &init)?;
-        let response = send(self.fetch.as_ref(), &request, || is_aborted(signal)).await?;
+        let own: Vec<(&str, &str)> = req
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let request = build_request(
+            req.method.as_str(),
+            &req.url,
+            &own,
+            &self.headers,
+            req.body.as_deref(),
+            self.credentials,
+            signal,
+        )?;
+        let aborted = || is_aborted(signal);
+        let response = send(self.fetch.as_ref(), &request, aborted, None).await?;
         if !response.ok() {
-            let body = text_of(&response).await;
+            let body = error_body(&response, aborted).await?;
             return Err(js_error(&decode_error(response.status(), &body)));
         }
         Ok(response)
@@ -802,7 +797,7 @@ impl Shared {
 
     /// Reads a `text/event-stream` answer to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
-        let reader = event_stream_reader(&response).await?;
+        let reader = event_stream_reader(&response, || self.aborted()).await?;
         let mut buf = Vec::new();
         loop {
             let chunk = match JsFuture::from(reader.read()).await {

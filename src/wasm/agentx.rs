@@ -11,15 +11,13 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
-};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    byte_chunk, copy_bytes, credentials_option, describe, event_stream_reader, fetch_option,
-    name_failure, promise, read_chunk, send, text_of, Chunk, HeaderList,
+    build_request, byte_chunk, copy_bytes, credentials_option, describe, error_body,
+    event_stream_reader, fetch_option, name_failure, promise, read_chunk, send, Chunk, HeaderList,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -414,31 +412,27 @@ impl Call {
 
     /// Sends the request; checks the status and the content type, and gives the body's reader.
     async fn open(&self) -> Result<ReadableStreamDefaultReader, JsValue> {
-        let headers = Headers::new()?;
-        headers.set("content-type", "application/json")?;
-        headers.set("accept", "text/event-stream")?;
-        for (k, v) in &self.headers.0 {
-            headers.set(k, v)?;
-        }
-        let init = RequestInit::new();
-        init.set_method("POST");
-        init.set_headers(&headers);
-        init.set_body(&JsValue::from_str(&self.body));
-        if let Some(c) = self.credentials {
-            init.set_credentials(c);
-        }
-        if let Some(s) = &self.signal {
-            init.set_signal(Some(s));
-        }
-        let request = Request::new_with_str_and_init(&self.url, &init)?;
-        let response = send(self.fetch.as_ref(), &request, || self.aborted()).await?;
+        let request = build_request(
+            "POST",
+            &self.url,
+            &[
+                ("content-type", "application/json"),
+                ("accept", "text/event-stream"),
+            ],
+            &self.headers,
+            Some(&self.body),
+            self.credentials,
+            self.signal.as_ref(),
+        )?;
+        let aborted = || self.aborted();
+        let response = send(self.fetch.as_ref(), &request, aborted, None).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
-                body: text_of(&response).await,
+                body: error_body(&response, aborted).await?,
             }));
         }
-        event_stream_reader(&response).await
+        event_stream_reader(&response, aborted).await
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so

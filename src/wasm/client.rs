@@ -10,19 +10,15 @@ use js_sys::{Function, Promise, Reflect, Uint8Array};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request,
-    RequestCredentials, RequestInit,
-};
+use web_sys::{AbortController, AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
 use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    clear_timeout, credentials_option, describe, event_stream_reader, fetch_option, name_failure,
-    promise, read_chunk, send, set_timeout, sleep, text_of, Chunk, HeaderList,
+    build_request, credentials_option, describe, error_body, event_stream_reader, fetch_option,
+    name_failure, promise, read_chunk, send, sleep, within, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -320,7 +316,7 @@ impl Call {
         let mut connection = self.connect(None).await?;
         let mut attempts = 0u32;
         let mut delay_ms = None;
-        loop {
+        'read: loop {
             let broke = match self.read(&connection).await {
                 Read::Aborted => return Err(self.abort()),
                 Read::SinkFailed(e) => return Err(e),
@@ -329,9 +325,8 @@ impl Call {
                 Read::Broken(e) => Break::Transport(e),
             };
             connection.controller.abort();
-            // Resume when configured, possible (the server gave ids) and attempts remain.
-            let resume = self.resume.clone();
-            let max = resume.as_ref().map_or(0, |r| r.max_attempts.unwrap_or(3));
+            // Resume when configured, possible (the server gave ids) and attempts remain; an
+            // attempt that fails to connect is reported and the next one waits longer.
             let last_event_id = self
                 .decoder
                 .borrow()
@@ -340,50 +335,54 @@ impl Call {
                 .last_event_id()
                 .to_owned();
             let response_id = self.decoder.borrow().inner().response().id.clone();
-            match (resume, response_id) {
-                (Some(r), Some(id)) if attempts < max && !last_event_id.is_empty() => {
-                    attempts += 1;
-                    let server_retry = self.decoder.borrow().inner().sse().retry();
-                    let initial = r.initial_delay_ms.unwrap_or(500);
-                    let wait = reconnect_wait_ms(delay_ms, server_retry, initial);
-                    delay_ms = Some(wait);
-                    sleep(wait, self.signal.as_ref()).await;
-                    if self.aborted() {
+            let (Some(r), Some(id)) = (self.resume.clone(), response_id) else {
+                return Err(self.broken(broke));
+            };
+            let max = r.max_attempts.unwrap_or(3);
+            while attempts < max && !last_event_id.is_empty() {
+                attempts += 1;
+                let server_retry = self.decoder.borrow().inner().sse().retry();
+                let initial = r.initial_delay_ms.unwrap_or(500);
+                let wait = reconnect_wait_ms(delay_ms, server_retry, initial);
+                delay_ms = Some(wait);
+                sleep(wait, self.signal.as_ref()).await;
+                if self.aborted() {
+                    return Err(self.abort());
+                }
+                let path = r.path.as_deref().unwrap_or("/process/resume/{responseId}");
+                let url = format!("{}{}", self.base_url, path.replace("{responseId}", &id));
+                let details = crate::error::Details::new()
+                    .field("attempt", &attempts)
+                    .field("lastEventId", &last_event_id)
+                    .field("reason", &broke.to_string());
+                match self.connect(Some((url, last_event_id.clone()))).await {
+                    Ok(c) => {
+                        connection = c;
+                        self.decoder.borrow_mut().inner_mut().reconnect();
+                        let message = format!("the connection broke ({broke}); resumed after event {last_event_id} (attempt {attempts})");
+                        if let Err(thrown) = self.notice("resumed", message, details) {
+                            connection.controller.abort();
+                            return Err(thrown);
+                        }
+                        continue 'read;
+                    }
+                    Err(e) if self.aborted() => {
+                        drop(e);
                         return Err(self.abort());
                     }
-                    let path = r.path.as_deref().unwrap_or("/process/resume/{responseId}");
-                    let url = format!("{}{}", self.base_url, path.replace("{responseId}", &id));
-                    match self.connect(Some((url, last_event_id.clone()))).await {
-                        Ok(c) => {
-                            connection = c;
-                            self.decoder.borrow_mut().inner_mut().reconnect();
-                            let message = format!("the connection broke ({broke}); resumed after event {last_event_id} (attempt {attempts})");
-                            let details = crate::error::Details::new()
-                                .field("attempt", &attempts)
-                                .field("lastEventId", &last_event_id)
-                                .field("reason", &broke.to_string());
-                            // Inserted one by one: `json!` compiles serde_json's `Value`
-                            // serializer for its values, which nothing else needs.
-                            let mut issue = serde_json::Map::new();
-                            issue.insert("type".into(), "issue".into());
-                            issue.insert("severity".into(), "warning".into());
-                            issue.insert("code".into(), "resumed".into());
-                            issue.insert("message".into(), message.into());
-                            issue.insert("details".into(), details.into());
-                            self.notice(&serde_json::Value::Object(issue))?;
-                        }
-                        Err(e) if self.aborted() => {
-                            drop(e);
-                            return Err(self.abort());
-                        }
-                        Err(_) => {
-                            // This attempt failed to connect: keep the dead connection; the next
-                            // loop turn reads nothing and tries again (or gives up).
-                        }
+                    Err(e) => {
+                        let failure = describe(&e);
+                        let code = Reflect::get(&e, &"code".into())
+                            .ok()
+                            .and_then(|c| c.as_string())
+                            .unwrap_or_default();
+                        let message = format!("the connection broke ({broke}); resuming after event {last_event_id} failed (attempt {attempts}): {failure}");
+                        let details = details.field("code", &code).field("error", &failure);
+                        self.notice("resume-failed", message, details)?;
                     }
                 }
-                _ => return Err(self.broken(broke)),
             }
+            return Err(self.broken(broke));
         }
         self.decoder.borrow_mut().inner_mut().finish();
         self.deliver()?;
@@ -405,40 +404,39 @@ impl Call {
             }
             None => controller.signal(),
         };
-        let headers = Headers::new()?;
-        headers.set("accept", "text/event-stream")?;
-        for (k, v) in &self.headers.0 {
-            headers.set(k, v)?;
-        }
-        let init = RequestInit::new();
-        let url = match &resume {
-            None => {
-                headers.set("content-type", "application/json")?;
-                init.set_method("POST");
-                init.set_body(&JsValue::from_str(&self.body));
-                self.url.as_str()
-            }
-            Some((url, last_event_id)) => {
-                headers.set("last-event-id", last_event_id)?;
-                init.set_method("GET");
-                url.as_str()
-            }
-        };
-        init.set_headers(&headers);
-        if let Some(c) = self.credentials {
-            init.set_credentials(c);
-        }
-        init.set_signal(Some(&signal));
-        let request = Request::new_with_str_and_init(url, &init)?;
-        let response = send(self.fetch.as_ref(), &request, || self.aborted()).await?;
+        let accept = ("accept", "text/event-stream");
+        let request = match &resume {
+            None => build_request(
+                "POST",
+                &self.url,
+                &[accept, ("content-type", "application/json")],
+                &self.headers,
+                Some(&self.body),
+                self.credentials,
+                Some(&signal),
+            ),
+            Some((url, last_event_id)) => build_request(
+                "GET",
+                url,
+                &[accept, ("last-event-id", last_event_id)],
+                &self.headers,
+                None,
+                self.credentials,
+                Some(&signal),
+            ),
+        }?;
+        // The stall timeout covers the wait for the answer's head too.
+        let timeout = Some((self.stall_ms, &controller));
+        let aborted = || self.aborted();
+        let response = send(self.fetch.as_ref(), &request, aborted, timeout).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
-                body: text_of(&response).await,
+                body: error_body(&response, aborted).await?,
             }));
         }
         Ok(Connection {
-            reader: event_stream_reader(&response).await?,
+            reader: event_stream_reader(&response, aborted).await?,
             controller,
         })
     }
@@ -446,7 +444,7 @@ impl Call {
     /// Reads one connection to its end, feeding the decoder and delivering updates.
     async fn read(&mut self, connection: &Connection) -> Read {
         loop {
-            let chunk = match read_within(&connection.reader, self.stall_ms).await {
+            let chunk = match within(connection.reader.read(), self.stall_ms).await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => {
                     let _ = connection.reader.cancel();
@@ -476,9 +474,15 @@ impl Call {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
-            if self.decoder.borrow().inner().assembler().is_stopped() {
-                // Strict mode or a limit ended the stream: nothing more is read, the request is
-                // closed (the response is `incomplete`, and `response` resolves with it).
+            let over = {
+                let decoder = self.decoder.borrow();
+                let assembler = decoder.inner().assembler();
+                assembler.is_stopped() || assembler.is_done()
+            };
+            if over {
+                // The response reached a terminal status (`response` resolves with it, whether
+                // or not the server closes), or strict mode or a limit ended the stream (the
+                // response is `incomplete`): nothing more is read, the request is closed.
                 let _ = connection.reader.cancel();
                 connection.controller.abort();
                 return Read::Ended;
@@ -486,12 +490,26 @@ impl Call {
         }
     }
 
-    /// Delivers one extra update (built here, not by the assembler) in its own sink call.
-    fn notice(&self, update: &serde_json::Value) -> Result<(), JsValue> {
+    /// Delivers one warning of the client's own (not the assembler's), in its own sink call: an
+    /// `issue` update with `code`, `message` and `details`.
+    fn notice(
+        &self,
+        code: &str,
+        message: String,
+        details: crate::error::Details,
+    ) -> Result<(), JsValue> {
         if self.aborted() {
             return Ok(());
         }
-        let list = to_js(&[update])?;
+        // Inserted one by one: `json!` compiles serde_json's `Value` serializer for its values,
+        // which nothing else needs.
+        let mut issue = serde_json::Map::new();
+        issue.insert("type".into(), "issue".into());
+        issue.insert("severity".into(), "warning".into());
+        issue.insert("code".into(), code.into());
+        issue.insert("message".into(), message.into());
+        issue.insert("details".into(), details.into());
+        let list = to_js(&[serde_json::Value::Object(issue)])?;
         self.sink.call1(&JsValue::NULL, &list)?;
         Ok(())
     }
@@ -610,26 +628,4 @@ enum Read {
     SinkFailed(JsValue),
     /// The connection broke or stalled.
     Broken(TransportError),
-}
-
-/// `reader.read()`, or `Ok(None)` if nothing arrives within `ms` milliseconds (0: no limit).
-async fn read_within(
-    reader: &ReadableStreamDefaultReader,
-    ms: u32,
-) -> Result<Option<JsValue>, JsValue> {
-    if ms == 0 {
-        return JsFuture::from(reader.read()).await.map(Some);
-    }
-    let mut timer = JsValue::UNDEFINED;
-    let timeout = Promise::new(&mut |resolve, _reject| {
-        timer = set_timeout(&resolve, i32::try_from(ms).unwrap_or(i32::MAX));
-    });
-    let race = Promise::race(&js_sys::Array::of2(&reader.read(), &timeout));
-    let result = JsFuture::from(race).await;
-    clear_timeout(&timer);
-    match result {
-        Ok(v) if v.is_undefined() => Ok(None),
-        Ok(v) => Ok(Some(v)),
-        Err(e) => Err(e),
-    }
 }

@@ -7,7 +7,10 @@ use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, Request, RequestCredentials, Response};
+use web_sys::{
+    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request,
+    RequestCredentials, RequestInit, Response,
+};
 
 use super::error::{invalid_argument, js_error};
 use crate::transport::{truncate_body, TransportError};
@@ -90,45 +93,145 @@ pub(crate) async fn sleep(ms: u32, signal: Option<&AbortSignal>) {
     }
 }
 
-/// Sends `request` with the client's `fetch` (`options.fetch`) or the global one, and waits for
-/// the answer's head (any status).
+/// A `fetch` request: `method` to `url` with `headers` (the client's own first, then `extra`,
+/// the client's options: a later one replaces an earlier of the same name), `body` as text,
+/// `credentials` and `signal`.
 ///
 /// # Errors
-/// `aborted` if the request fails while `aborted()` says the user's signal fired, else
-/// `network-error` with the failure's description; whatever a custom `fetch` throws synchronously.
+/// `invalid-argument` (`details.what` = `"request"`) with the platform's reason where `fetch`'s
+/// `Request` refuses it: a URL it cannot parse (a relative `baseUrl` outside a page), a header
+/// name or value that is not allowed (a newline in a value).
+pub(crate) fn build_request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    extra: &HeaderList,
+    body: Option<&str>,
+    credentials: Option<RequestCredentials>,
+    signal: Option<&AbortSignal>,
+) -> Result<Request, JsValue> {
+    let refused = |e: JsValue| invalid_argument("request", &describe(&e));
+    let all = Headers::new()?;
+    let pairs = headers.iter().copied();
+    for (k, v) in pairs.chain(extra.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        all.set(k, v).map_err(refused)?;
+    }
+    let init = RequestInit::new();
+    init.set_method(method);
+    init.set_headers(&all);
+    if let Some(body) = body {
+        init.set_body(&JsValue::from_str(body));
+    }
+    if let Some(c) = credentials {
+        init.set_credentials(c);
+    }
+    if signal.is_some() {
+        init.set_signal(signal);
+    }
+    Request::new_with_str_and_init(url, &init).map_err(refused)
+}
+
+/// Sends `request` with the client's `fetch` (`options.fetch`) or the global one, and waits for
+/// the answer's head (any status), at most `timeout` milliseconds if it is given (with the
+/// controller it aborts then; 0: no limit).
+///
+/// # Errors
+/// `aborted` if the request fails while `aborted()` says the user's signal fired; `stalled`
+/// (`details.timeoutMs`) if no answer came within the timeout; else `network-error` with the
+/// failure's description: the request failed, a custom `fetch` threw, or it gave something that
+/// is not a `Response` (`undefined`, say, from a wrapper that forgot to return).
 pub(crate) async fn send(
     fetch: Option<&Function>,
     request: &Request,
     aborted: impl Fn() -> bool,
+    timeout: Option<(u32, &AbortController)>,
 ) -> Result<Response, JsValue> {
-    let promise: Promise = match fetch {
-        Some(f) => f.call1(&JsValue::NULL, request)?.unchecked_into(),
+    let network = |reason: String| js_error(&TransportError::Network { reason });
+    let answer = match fetch {
+        // What a custom `fetch` throws, or returns instead of a promise, is settled as a promise.
+        Some(f) => match f.call1(&JsValue::NULL, request) {
+            Ok(value) => Promise::resolve(&value),
+            Err(e) => Promise::reject(&e),
+        },
         None => global_fetch(request),
     };
-    match JsFuture::from(promise).await {
-        Ok(r) => Ok(r.unchecked_into()),
+    let answer = match timeout {
+        Some((ms, controller)) if ms > 0 => match within(answer, ms).await {
+            Ok(None) => {
+                controller.abort();
+                return Err(js_error(&TransportError::Stalled { timeout_ms: ms }));
+            }
+            other => other.map(Option::unwrap_or_default),
+        },
+        _ => JsFuture::from(answer).await,
+    };
+    match answer {
+        Ok(r) if r.is_object() => Ok(r.unchecked_into()),
+        Ok(r) => Err(network(format!(
+            "fetch gave {} instead of a Response",
+            r.js_typeof().as_string().unwrap_or_default()
+        ))),
         Err(_) if aborted() => Err(js_error(&TransportError::Aborted)),
-        Err(e) => Err(js_error(&TransportError::Network {
-            reason: describe(&e),
-        })),
+        Err(e) => Err(network(describe(&e))),
     }
+}
+
+/// `promise`'s value, or `Ok(None)` if it has not settled within `ms` milliseconds (0: no limit).
+pub(crate) async fn within(promise: Promise, ms: u32) -> Result<Option<JsValue>, JsValue> {
+    if ms == 0 {
+        return JsFuture::from(promise).await.map(Some);
+    }
+    // The timer resolves the race with an object of its own, which no other value is.
+    let timed_out = JsValue::from(js_sys::Object::new());
+    let mut timer = JsValue::UNDEFINED;
+    let timeout = Promise::new(&mut |resolve, _reject| {
+        let wake: Function = resolve.bind1(&JsValue::NULL, &timed_out).unchecked_into();
+        timer = set_timeout(&wake, i32::try_from(ms).unwrap_or(i32::MAX));
+    });
+    let race = Promise::race(&js_sys::Array::of2(&promise, &timeout));
+    let result = JsFuture::from(race).await;
+    clear_timeout(&timer);
+    match result {
+        Ok(v) if v == timed_out => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The body of an answer that is not the expected one, for an error's `details.body`: its
+/// first 64 KiB as text (see [`text_of`]).
+///
+/// # Errors
+/// `aborted` if `aborted()` says the user's signal fired meanwhile (the answer's error would
+/// hide the abort).
+pub(crate) async fn error_body(
+    response: &Response,
+    aborted: impl Fn() -> bool,
+) -> Result<String, JsValue> {
+    let body = text_of(response).await;
+    if aborted() {
+        return Err(js_error(&TransportError::Aborted));
+    }
+    Ok(body)
 }
 
 /// The body reader of a `text/event-stream` answer (the media type compared case-insensitively,
 /// parameters ignored).
 ///
 /// # Errors
-/// `not-event-stream` with the content type and the body (truncated to 64 KiB) for any other
-/// answer, or one without a body.
+/// `not-event-stream` with the content type and the body (its first 64 KiB) for any other
+/// answer, or one without a body; `aborted` if `aborted()` says the user's signal fired while
+/// that body was read.
 pub(crate) async fn event_stream_reader(
     response: &Response,
+    aborted: impl Fn() -> bool,
 ) -> Result<ReadableStreamDefaultReader, JsValue> {
     let ct = content_type(response);
     let media = ct.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("text/event-stream") {
         return Err(js_error(&TransportError::NotEventStream {
             content_type: ct,
-            body: text_of(response).await,
+            body: error_body(response, aborted).await?,
         }));
     }
     match response.body() {
@@ -248,15 +351,34 @@ pub(crate) fn content_type(r: &Response) -> String {
         .unwrap_or_default()
 }
 
-/// The response body as text (truncated to 64 KiB), or `""` if it cannot be read.
+/// The response body's first 64 KiB as text (UTF-8, bad sequences replaced, cut at a character
+/// boundary), or `""` if it cannot be read. Only that much is read: the rest is cancelled, so that
+/// an error answer with an endless body neither holds the request nor fills memory.
 pub(crate) async fn text_of(r: &Response) -> String {
-    let Ok(p) = r.text() else {
+    /// Bytes read: the 64 KiB kept and a character's worth more (a cut sequence past the cut).
+    const READ: usize = 64 * 1024 + 4;
+    let Some(body) = r.body() else {
         return String::new();
     };
-    match JsFuture::from(p).await {
-        Ok(t) => truncate_body(t.as_string().unwrap_or_default()),
-        Err(_) => String::new(),
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::new();
+    loop {
+        if bytes.len() >= READ {
+            // The rest is not wanted. (Not after a failed read: cancelling a stream that failed
+            // gives a rejected promise, unhandled.)
+            let _ = reader.cancel();
+            break;
+        }
+        let Ok(chunk) = JsFuture::from(reader.read()).await else {
+            break;
+        };
+        match read_chunk(&chunk) {
+            Chunk::End => break,
+            Chunk::Other => {}
+            Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
+        }
     }
+    truncate_body(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// A readable description of a JavaScript error value: an `Error`'s message and its cause's, a

@@ -1,0 +1,220 @@
+// The transport's edges, against small local servers: a response that ends while the connection
+// stays open, answers that never come, error answers with endless bodies, custom `fetch` mistakes,
+// requests `fetch` refuses, and resumes that fail.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { agentwire, eventually } from "../helpers.mjs";
+
+const { AgentClient, AgentxClient, AcpClient, RequestBuilder, ProtocolError, agentxUserMessage } = await agentwire();
+const request = () => new RequestBuilder().text("user", "x").build();
+
+/** Agent API events of a whole response (no message), with SSE ids. */
+const RESPONSE = ["created", "in_progress", "completed"]
+  .map((status, i) => `id: ${i}\ndata: ${JSON.stringify({ sequence_number: i, object: "response", id: "resp_1", status })}\n\n`);
+
+/** Requests the server has seen (`METHOD path`) and those whose connection has closed. */
+const seen = [];
+const closed = [];
+const routes = {
+  // The whole response, then the connection kept open with a comment every 50 ms.
+  "/done-but-open": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(RESPONSE.join(""));
+    const ping = setInterval(() => res.write(": ping\n\n"), 50);
+    res.on("close", () => clearInterval(ping));
+  },
+  // The request is read and never answered.
+  "/no-answer": () => {},
+  // An error status (or another content type) with a body that never ends, 16 KiB every 5 ms.
+  "/endless-500": (req, res) => endless(res, 500, "text/plain"),
+  "/endless-ndjson": (req, res) => endless(res, 200, "application/x-ndjson"),
+  // The response's first event, then silence.
+  "/first-then-silence": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(RESPONSE[0]);
+  },
+  // The first event, then the server closes early; its resume answers and stays open.
+  "/first-then-close": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(RESPONSE[0]);
+  },
+  "/resume-open/resp_1": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(RESPONSE[1]);
+    const ping = setInterval(() => res.write(": ping\n\n"), 50);
+    res.on("close", () => clearInterval(ping));
+  },
+};
+
+function endless(res, status, contentType) {
+  res.writeHead(status, { "content-type": contentType });
+  const piece = "e".repeat(16 * 1024);
+  const more = setInterval(() => res.write(piece), 5);
+  res.on("close", () => clearInterval(more));
+}
+
+let srv;
+let baseUrl;
+before(async () => {
+  srv = createServer((req, res) => {
+    const key = `${req.method} ${req.url}`;
+    seen.push(key);
+    res.on("close", () => closed.push(key));
+    req.resume();
+    // `/agentx/…` and `/acp/…` (with ACP's own paths after it) reach the same routes.
+    const path = req.url.replace(/^\/(agentx|acp)/, "");
+    const route = routes[Object.keys(routes).find((k) => path === k || path.startsWith(`${k}/`))];
+    if (route) route(req, res);
+    else {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("no such thing");
+    }
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  baseUrl = `http://127.0.0.1:${srv.address().port}`;
+});
+after(() => {
+  srv.closeAllConnections();
+  srv.close();
+});
+
+/** What `promise` settles with (`{value}` or `{error}`), or `"pending"` after `ms`. */
+const within = (promise, ms = 4000) =>
+  Promise.race([
+    promise.then((value) => ({ value }), (error) => ({ error })),
+    new Promise((resolve) => setTimeout(() => resolve("pending"), ms)),
+  ]);
+
+test("a response ends at its terminal status while the server keeps the connection open", async () => {
+  const warnings = [];
+  const errors = [];
+  const client = new AgentClient({ baseUrl, endpoint: "/done-but-open", resume: { initialDelayMs: 10 } });
+  const stream = client.stream(request(), { onWarning: (w) => warnings.push(w.code), onError: (e) => errors.push(e.code) }, { stallTimeoutMs: 300 });
+  const settled = await within(stream.response);
+  assert.notEqual(settled, "pending", "response settles at the terminal status");
+  assert.equal(settled.value?.status, "completed", String(settled.error));
+  await new Promise((r) => setTimeout(r, 500)); // past the stall timeout
+  assert.deepEqual(errors, [], "no stalled error after done");
+  assert.deepEqual(warnings, [], "no resume after done");
+  await eventually(() => closed.includes("POST /done-but-open"), 2000, "the request closed");
+  assert.equal(seen.filter((s) => s.startsWith("GET")).length, 0, "nothing resumed");
+});
+
+test("stallTimeoutMs covers the wait for the answer: a request never answered fails with stalled", async () => {
+  const client = new AgentClient({ baseUrl, endpoint: "/no-answer" });
+  const settled = await within(client.stream(request(), {}, { stallTimeoutMs: 200 }).response);
+  assert.ok(settled.error instanceof ProtocolError, `settled: ${JSON.stringify(settled)}`);
+  assert.equal(settled.error.code, "stalled");
+  assert.equal(settled.error.details.timeoutMs, 200);
+  assert.equal(settled.error.details.response, undefined, "nothing was received");
+  await eventually(() => closed.includes("POST /no-answer"), 2000, "the request closed");
+});
+
+test("an error answer with an endless body: its first 64 KiB are kept and the request closed, in every client", async () => {
+  const clients = {
+    "agent-api": (endpoint) => new AgentClient({ baseUrl, endpoint }).stream(request()).response,
+    agentx: (endpoint) => new AgentxClient({ baseUrl, endpoint: `/agentx${endpoint}` }).chat([agentxUserMessage("x")]).messages,
+    acp: (endpoint) => new AcpClient({ baseUrl: `${baseUrl}/acp${endpoint}` }).run("a", "x").run,
+  };
+  for (const [name, open] of Object.entries(clients)) {
+    for (const [endpoint, code] of [["/endless-500", name === "acp" ? "http-error" : "http-status"], ["/endless-ndjson", "not-event-stream"]]) {
+      if (name === "acp" && endpoint === "/endless-ndjson") continue; // ACP's create reads the stream's type from its mode
+      const settled = await within(open(endpoint));
+      assert.ok(settled.error instanceof ProtocolError, `${name} ${endpoint}: ${JSON.stringify(settled)}`);
+      assert.equal(settled.error.code, code, `${name} ${endpoint}`);
+      if (code !== "http-error") {
+        assert.ok(settled.error.details.body.length <= 64 * 1024 && settled.error.details.body.startsWith("eee"), `${name} ${endpoint}`);
+      }
+    }
+  }
+  await eventually(() => closed.filter((c) => c.includes("/endless-")).length === 5, 2000, "every request closed");
+});
+
+test("an abort while an error answer's body is read rejects with aborted", async () => {
+  const controller = new AbortController();
+  // The abort comes once the answer's head has arrived, while its body is read.
+  const fetchThenAbort = async (req) => {
+    const answer = await fetch(req);
+    setTimeout(() => controller.abort(), 5);
+    return answer;
+  };
+  const client = new AgentClient({ baseUrl, endpoint: "/endless-500", fetch: fetchThenAbort });
+  const settled = await within(client.stream(request(), {}, { signal: controller.signal }).response);
+  assert.equal(settled.error?.code, "aborted");
+});
+
+test("a custom fetch that throws or gives no Response fails with network-error, in every client", async () => {
+  const fetches = {
+    "forgot to return": async () => {
+      undefined;
+    },
+    "not async, forgot to return": () => undefined,
+    "throws synchronously": () => {
+      throw new TypeError("boom");
+    },
+  };
+  for (const [what, fetch] of Object.entries(fetches)) {
+    const errors = [];
+    const onError = (e) => errors.push(e.code);
+    const outcomes = [
+      new AgentClient({ baseUrl, fetch }).stream(request(), { onError }).response,
+      new AgentxClient({ baseUrl, fetch }).chat([agentxUserMessage("x")], { onError }).messages,
+      new AcpClient({ baseUrl, fetch }).run("a", "x", { onError }).run,
+    ];
+    for (const outcome of outcomes) {
+      const settled = await within(outcome);
+      assert.ok(settled.error instanceof ProtocolError, `${what}: ${settled.error ?? JSON.stringify(settled)}`);
+      assert.equal(settled.error.code, "network-error", what);
+    }
+    assert.deepEqual(errors, ["network-error", "network-error", "network-error"], what);
+  }
+});
+
+test("a request fetch refuses (a URL it cannot parse, a header value with a newline) is invalid-argument", async () => {
+  const refused = [
+    new AgentClient({ baseUrl: "not a url" }).stream(request()).response,
+    new AgentClient({ baseUrl, headers: { "x-a": "a\nb" } }).stream(request()).response,
+    new AgentxClient({ baseUrl: "not a url" }).chat([agentxUserMessage("x")]).messages,
+    new AcpClient({ baseUrl, headers: { "x-a": "a\nb" } }).run("a", "x").run,
+  ];
+  for (const outcome of refused) {
+    const settled = await within(outcome);
+    assert.ok(settled.error instanceof ProtocolError, String(settled.error));
+    assert.equal(settled.error.code, "invalid-argument");
+    assert.equal(settled.error.details.what, "request");
+  }
+});
+
+test("a signal that is not an AbortSignal is invalid-argument, in every client", () => {
+  const isSignalError = (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "options.signal";
+  assert.throws(() => new AgentClient({ baseUrl }).stream(request(), {}, { signal: "x" }), isSignalError);
+  assert.throws(() => new AgentxClient({ baseUrl }).chat([agentxUserMessage("x")], {}, { signal: {} }), isSignalError);
+  assert.throws(() => new AcpClient({ baseUrl }).run("a", "x", { signal: 5 }), isSignalError);
+});
+
+test("resume attempts that fail are reported, and the stream rejects with what broke it", async () => {
+  const warnings = [];
+  const errors = [];
+  const client = new AgentClient({ baseUrl, endpoint: "/first-then-silence", resume: { initialDelayMs: 10, maxAttempts: 2 } });
+  const stream = client.stream(request(), { onWarning: (w) => warnings.push(w), onError: (e) => errors.push(e.code) }, { stallTimeoutMs: 200 });
+  const settled = await within(stream.response);
+  assert.equal(settled.error?.code, "stalled", String(settled.error));
+  assert.equal(settled.error.details.response.id, "resp_1");
+  assert.deepEqual(warnings.map((w) => [w.code, w.details.attempt, w.details.code]), [["resume-failed", 1, "http-status"], ["resume-failed", 2, "http-status"]]);
+  assert.equal(warnings[0].details.lastEventId, "0");
+  assert.deepEqual(errors, ["stalled"]);
+});
+
+test("a handler that throws on the resumed warning closes the resumed connection", async () => {
+  const thrown = new Error("no resuming here");
+  const client = new AgentClient({ baseUrl, endpoint: "/first-then-close", resume: { initialDelayMs: 10, path: "/resume-open/{responseId}" } });
+  const stream = client.stream(request(), {
+    onWarning: (w) => {
+      if (w.code === "resumed") throw thrown;
+    },
+  });
+  const settled = await within(stream.response);
+  assert.equal(settled.error, thrown);
+  await eventually(() => closed.includes("GET /resume-open/resp_1"), 2000, "the resumed request closed");
+});
