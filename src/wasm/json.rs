@@ -55,6 +55,64 @@ impl ChangesToJs {
     }
 }
 
+/// The pieces of a JavaScript string pushed one after another, as UTF-8. A string cut between the
+/// two halves of a surrogate pair (`text.slice(0, n)` through an emoji) would give each half
+/// alone, and a JavaScript string converted to UTF-8 makes each half U+FFFD; a high half that ends
+/// a piece is held back instead, and the low half that begins the next completes the character,
+/// so the pieces read as the whole string does. A half without its other half is U+FFFD (the held
+/// one as soon as the next piece does not begin with a low half, or at the end).
+#[derive(Default)]
+pub(crate) struct Utf16Pieces {
+    held: Option<u16>,
+}
+
+impl Utf16Pieces {
+    /// `piece` as UTF-8, after the character its first code unit completes.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `what`) if `piece` is not a string.
+    pub(crate) fn text(&mut self, piece: &JsValue, what: &str) -> Result<String, JsValue> {
+        let Some(piece) = piece.dyn_ref::<js_sys::JsString>() else {
+            let found = piece.js_typeof().as_string().unwrap_or_default();
+            let reason = ["expected a string, got ", &found].concat();
+            return Err(super::error::invalid_argument(what, &reason));
+        };
+        let unit = |i: u32| piece.char_code_at(i) as u16;
+        let len = piece.length();
+        let mut text = String::new();
+        let mut start = 0;
+        if let Some(high) = self.held.take() {
+            let next = (len > 0).then(|| unit(0));
+            match char::decode_utf16([high, next.unwrap_or(0)]).next() {
+                Some(Ok(c)) if next.is_some() => {
+                    text.push(c);
+                    start = 1;
+                }
+                _ => text.push(char::REPLACEMENT_CHARACTER),
+            }
+        }
+        let mut end = len;
+        if end > start && (0xD800..0xDC00).contains(&unit(end - 1)) {
+            self.held = Some(unit(end - 1));
+            end -= 1;
+        }
+        if start == 0 && end == len {
+            text.push_str(&String::from(piece));
+        } else {
+            text.push_str(&String::from(&piece.slice(start, end)));
+        }
+        Ok(text)
+    }
+
+    /// The held half, as U+FFFD (the text ends without its other half); `""` if none.
+    pub(crate) fn end(&mut self) -> &'static str {
+        match self.held.take() {
+            Some(_) => "\u{FFFD}",
+            None => "",
+        }
+    }
+}
+
 /// An incremental JSON parser: push the text in pieces, get after each push what changed in the
 /// best-effort value (`{"path": "/hel"}` while the string is still open). Each byte is read once,
 /// so 4,000 one-character pushes cost about as much as one parse of the whole text. The rules of
@@ -72,6 +130,7 @@ impl ChangesToJs {
 pub struct JsPartialJson {
     parser: PartialJson,
     changes: ChangesToJs,
+    pieces: Utf16Pieces,
 }
 
 #[wasm_bindgen(js_class = PartialJson)]
@@ -90,6 +149,7 @@ impl JsPartialJson {
         Ok(Self {
             parser: PartialJson::new(limits),
             changes: ChangesToJs::default(),
+            pieces: Utf16Pieces::default(),
         })
     }
 
@@ -104,9 +164,17 @@ impl JsPartialJson {
     /// offset into the UTF-8 text); what came before the offending byte is applied. Or
     /// `json-too-large` (`details.limit`, and `size`, the bytes the text would reach) for a push
     /// past `maxBytes`; nothing of that push is applied. Later pushes throw the same error.
+    /// `invalid-argument` if `delta` is not a string.
+    ///
+    /// A delta may end between the two halves of a surrogate pair (a string sliced through an
+    /// emoji): the high half waits for the next push, whose low half completes the character.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
-    pub fn push(&mut self, delta: &str) -> Result<JsValue, JsValue> {
-        self.parser.push(delta).map_err(|e| js_error(&e))?;
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] delta: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let delta = self.pieces.text(&delta, "delta")?;
+        self.parser.push(&delta).map_err(|e| js_error(&e))?;
         self.changes.convert(self.parser.changes())
     }
 
@@ -158,6 +226,10 @@ impl JsPartialJson {
     /// text included); `json-number-out-of-range` for a root number such as `1e400`.
     #[wasm_bindgen(unchecked_return_type = "JsonValue")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let held = self.pieces.end();
+        if !held.is_empty() {
+            self.parser.push(held).map_err(|e| js_error(&e))?;
+        }
         let limits = self.parser.limits();
         let value = if self.parser.is_complete() {
             // Complete: take the value without copying it.
@@ -177,5 +249,6 @@ impl JsPartialJson {
     /// Forgets everything pushed (and any error), keeping the limits.
     pub fn reset(&mut self) {
         self.parser.reset();
+        self.pieces = Utf16Pieces::default();
     }
 }

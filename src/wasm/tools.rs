@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, from_ts, to_js, to_ts};
 use super::error::js_error;
-use super::json::ChangesToJs;
+use super::json::{ChangesToJs, Utf16Pieces};
 use crate::json::PartialJsonLimits;
 use crate::tool::{round, StreamedArguments, ToolDefinition, ToolError, ToolOutcome, ToolRegistry};
 
@@ -229,6 +229,7 @@ pub fn agentx_tool_continuation(
 pub struct JsToolArguments {
     arguments: StreamedArguments,
     changes: ChangesToJs,
+    pieces: Utf16Pieces,
 }
 
 #[wasm_bindgen(js_class = ToolArguments)]
@@ -246,6 +247,7 @@ impl JsToolArguments {
         Ok(Self {
             arguments: StreamedArguments::new(limits),
             changes: ChangesToJs::default(),
+            pieces: Utf16Pieces::default(),
         })
     }
 
@@ -253,9 +255,17 @@ impl JsToolArguments {
     ///
     /// # Errors
     /// The `json-*` error of the first byte that is not JSON; later pushes throw it again.
+    /// `invalid-argument` if `delta` is not a string.
+    ///
+    /// A delta that ends between the two halves of a surrogate pair holds the high half until the
+    /// next push (as `PartialJson.push`).
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
-    pub fn push(&mut self, delta: &str) -> Result<JsValue, JsValue> {
-        let changes = self.arguments.push(delta).map_err(|e| js_error(&e))?;
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] delta: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let delta = self.pieces.text(&delta, "delta")?;
+        let changes = self.arguments.push(&delta).map_err(|e| js_error(&e))?;
         self.changes.convert(changes)
     }
 
@@ -267,6 +277,8 @@ impl JsToolArguments {
     /// As `push`.
     #[wasm_bindgen(unchecked_return_type = "PartialChange[]")]
     pub fn sync(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        // The whole text so far: a half held from a push is in it, or was replaced.
+        self.pieces = Utf16Pieces::default();
         let changes = self.arguments.sync(text).map_err(|e| js_error(&e))?;
         self.changes.convert(changes)
     }

@@ -96,6 +96,34 @@ test("appends carry only the new piece; keys like __proto__ stay data; misfit ch
   assert.throws(() => new PartialJson().push("[1,]"), (e) => e instanceof ProtocolError && e.code === "json-syntax");
 });
 
+test("a string pushed in pieces cut between the halves of a surrogate pair reads as the whole string", () => {
+  const { ToolArguments } = aw;
+  const text = '{"say": "😀 ok 🎉", "n": 1}';
+  // Every cut of the JavaScript string (by UTF-16 code units), in two pieces and one unit at a time.
+  for (let cut = 0; cut <= text.length; cut++) {
+    const p = new PartialJson();
+    p.push(text.slice(0, cut));
+    p.push(text.slice(cut));
+    assert.deepEqual(p.finish(), JSON.parse(text), `cut at ${cut}`);
+    const args = new ToolArguments();
+    args.push(text.slice(0, cut));
+    args.push(text.slice(cut));
+    assert.deepEqual(args.value, JSON.parse(text), `ToolArguments, cut at ${cut}`);
+  }
+  const units = new PartialJson();
+  let mirror;
+  for (const unit of text) for (let i = 0; i < unit.length; i++) mirror = applyPartialChanges(mirror, units.push(unit[i]));
+  assert.deepEqual(mirror, JSON.parse(text));
+  assert.deepEqual(units.finish(), JSON.parse(text));
+  // A half without its other half is U+FFFD, as JSON.parse's string made well-formed.
+  const lone = new PartialJson();
+  lone.push('["a\ud83d');
+  lone.push('b", "\ud83d');
+  lone.push('"]');
+  assert.deepEqual(lone.finish(), ["a\ufffdb", "\ufffd"]);
+  assert.throws(() => new PartialJson().push(5), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "delta");
+});
+
 test("pushes that only append to the last push's string (they cross without JSON) give the same changes, each with a path of its own", () => {
   const { ToolArguments } = aw;
   for (const make of [() => new PartialJson(), () => new ToolArguments()]) {
