@@ -429,9 +429,19 @@ impl JsStructuredMessage {
     }
 
     /// Sets the creation time (Unix seconds).
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"timestamp"`) for `NaN` or an infinity, which JSON
+    /// cannot hold (the message would be written with `"timestamp": null`, which does not read
+    /// back); the timestamp is left as it was.
     #[wasm_bindgen(setter)]
-    pub fn set_timestamp(&mut self, timestamp: f64) {
+    pub fn set_timestamp(&mut self, timestamp: f64) -> Result<(), JsValue> {
+        if !timestamp.is_finite() {
+            let reason = format!("{timestamp} is not a finite number of seconds");
+            return Err(super::error::invalid_argument("timestamp", &reason));
+        }
         self.0.timestamp = timestamp;
+        Ok(())
     }
 
     /// The tool calls (a copy), as on the wire: `{id, name, arguments}`.

@@ -182,6 +182,12 @@ test("setters: content, metadata, message type (any case, written lowercase), ta
   m.metadata = { step: 3 };
   assert.equal(m.toJSON().source_agent, null);
   assert.equal(throwsCode(() => (m.metadata = [1]), "wrong-type").details.path, "metadata");
+  // A timestamp JSON cannot hold is refused, and the message keeps the one it had.
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    assert.equal(throwsCode(() => (m.timestamp = bad), "invalid-argument").details.what, "timestamp");
+  }
+  assert.equal(m.timestamp, 1795691546.6036239);
+  assert.equal(StructuredMessage.fromJSON(m.toJSON(), { strict: true }).timestamp, 1795691546.6036239);
 });
 
 // `json.dumps(message.to_dict())` of the Python reference; serde_json alone reads this timestamp
