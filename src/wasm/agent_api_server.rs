@@ -21,8 +21,11 @@ use crate::dialect::agent_api::{
 ///
 /// # Errors
 /// `invalid-argument` if `event` cannot be converted to JSON (a function, a `BigInt`, a cycle);
-/// `invalid-event` (with `details.data`) if it is not a JSON object (`null`, a string). An object
-/// is encoded as it is: its members are not checked against the Agent API's events.
+/// `invalid-event` (with `details.data`) if it is not a JSON object (`null`, a string) or if a
+/// member has the wrong type for its event (a content's `index` that is not a number). The object
+/// is read as a client reads an event (`AgentEvent::parse`) and written from what was read: a
+/// `response` or `message` gets the members it lacks (`output: []`, `content: []`), the known
+/// members come in the model's order, unknown ones after them, as they were.
 #[wasm_bindgen(js_name = encodeAgentEvent)]
 pub fn encode_agent_event(event: Ts<AgentEventJs>) -> Result<String, JsValue> {
     let data = super::convert::stringify(&event.js_value(), "event")?;
