@@ -14,7 +14,8 @@ import type {
   Body,
   JsonValue,
 } from "./agentwire.js";
-import { checkCallbacks, ownSignal, wasm } from "./api.js";
+import { built, checkCallbacks, ownSignal, wasm } from "./api.js";
+import { notBuilt } from "./guard.js";
 import { Fanout } from "./queue.js";
 import { FailureReport, ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
@@ -341,7 +342,14 @@ export class AgentxClient {
   }
 }
 
-/** A new user message with one text part (and a new `msg_` id), to start or continue a chat. */
+/**
+ * A new user message with one text part (and a new `msg_` id), to start or continue a chat.
+ *
+ * @throws ProtocolError `feature-not-built` in a build without the `agentx` feature.
+ */
 export function agentxUserMessage(text: string): AgentxMessage {
-  return wasm().agentxUserText(text);
+  const module = wasm();
+  // The message's id comes from the wasm module's AgentX code (the `agentx` feature).
+  if (!built("agentxUserText")) throw notBuilt("agentxUserMessage");
+  return module.agentxUserText(text);
 }

@@ -14,11 +14,7 @@ export function guard<T extends object>(target: T | undefined, name = "this API"
   if (target === undefined) {
     // A function expression, not an arrow: the stub must be constructible for `new` to reach the trap.
     const missing = function (): never {
-      throw new ProtocolError(
-        "feature-not-built",
-        `${name} is not in this build of agentwire (it was built without the cargo feature that provides it)`,
-        { name },
-      );
+      throw notBuilt(name);
     };
     return new Proxy(missing, { construct: missing, apply: missing, get: (t, p) => (p === "prototype" ? {} : missing) }) as unknown as T;
   }
@@ -41,4 +37,13 @@ export function guard<T extends object>(target: T | undefined, name = "this API"
       };
     },
   });
+}
+
+/** The `feature-not-built` error of `name` (`details.name`), an API this build left out. */
+export function notBuilt(name: string): ProtocolError {
+  return new ProtocolError(
+    "feature-not-built",
+    `${name} is not in this build of agentwire (it was built without the cargo feature that provides it)`,
+    { name },
+  );
 }
