@@ -207,7 +207,12 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     return this.#call.snapshot();
   }
 
-  /** Resolves (never rejects) with the run once no answer is under way: it awaits the client, is over, or failed. */
+  /**
+   * Resolves (never rejects) with the run once no answer is under way: it awaits the client, is
+   * over, or failed.
+   *
+   * @throws ProtocolError `object-freed` after `free()` (as every method).
+   */
   stopped(): Promise<AcpRun> {
     return this.#call.stopped();
   }

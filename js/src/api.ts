@@ -3,7 +3,7 @@
 import type * as Wasm from "./agentwire.js";
 import type { AgentRequest, AgentResponse, Body, Content, JsonValue, Message, NamedPart, Part, StreamOptions, StreamUpdate } from "./agentwire.js";
 import type { AgentClientConfig, BodySchemaJson, Violation } from "./agentwire.js";
-import { FailureReport, ProtocolError, errorFactory, invalidArgument } from "./errors.js";
+import { FailureReport, ProtocolError, errorFactory, invalidArgument, objectFreed } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
 import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
@@ -340,6 +340,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * @throws ProtocolError for an invalid pattern.
    */
   onPart(pattern: string | Wasm.Pattern, fn: (part: Part, change: PartChange) => void): () => void {
+    if (this.#freed) throw objectFreed();
     const compiled = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
     const watch: PartWatch = { pattern: compiled, owned: typeof pattern === "string", fn, parts: new Map() };
     this.#watches.push(watch);
@@ -370,6 +371,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     options: ValidateWithOptions = {},
   ): () => void {
     options ??= {}; // null: none
+    if (this.#freed) throw objectFreed();
     const w = wasm();
     const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);

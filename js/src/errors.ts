@@ -29,6 +29,14 @@ export function invalidArgument(what: string, reason: string, extra: { [key: str
   return new ProtocolError("invalid-argument", `invalid argument ${what}: ${reason}`, { what, reason, ...extra });
 }
 
+/**
+ * The `object-freed` error of a TypeScript method of an object whose `free()` has run, as the
+ * wasm objects' methods throw it.
+ */
+export function objectFreed(): ProtocolError {
+  return new ProtocolError("object-freed", "the object was used after its free() (or [Symbol.dispose]) released it", {});
+}
+
 /** Makes the error objects the wasm module throws (registered once per module instance). */
 export function errorFactory(code: string, message: string, details: unknown): ProtocolError {
   return new ProtocolError(code, message, details);

@@ -460,7 +460,10 @@ test("a stream can be freed (and disposed); its queries then refuse", async () =
   assert.equal(r.status, "completed");
   assert.equal(typeof stream[Symbol.dispose], "function");
   stream.free();
-  assert.throws(() => stream.snapshot(), (e) => e instanceof ProtocolError && e.code === "object-freed");
+  const freed = (e) => e instanceof ProtocolError && e.code === "object-freed";
+  assert.throws(() => stream.snapshot(), freed);
+  assert.throws(() => stream.onPart("/**", () => {}), freed);
+  assert.throws(() => stream.validateWith({ parts: [] }, () => {}), freed);
   stream.free(); // again: nothing
   stream[Symbol.dispose]();
   client.free();
