@@ -337,7 +337,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * `stream.onPart("/sources/*", (part) => render(part))`. Returns a function that stops watching
    * (and frees the pattern compiled from a string); calling it again does nothing.
    *
-   * @throws ProtocolError for an invalid pattern.
+   * @throws ProtocolError for an invalid pattern; `object-freed` after `free()`.
    */
   onPart(pattern: string | Wasm.Pattern, fn: (part: Part, change: PartChange) => void): () => void {
     if (this.#freed) throw objectFreed();
@@ -370,9 +370,9 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     onViolation: (violation: StreamViolation) => void,
     options: ValidateWithOptions = {},
   ): () => void {
-    options ??= {}; // null: none
     if (this.#freed) throw objectFreed();
     const w = wasm();
+    options ??= {}; // null: none
     const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
     const types = options.messageTypes === null ? null : new Set(options.messageTypes ?? ["message"]);
