@@ -3,7 +3,8 @@
 // Usage: node scripts/no-any.mjs FILE...
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 
-const typeAny = /(?<=[:(<|,]\s?)any(?=\s*[,;)>\]|=])/g;
+// After `:`, `(`, `<`, `|`, `,` or a function type's `=>` (`readonly _ec: (a: number) => any;`).
+const typeAny = /(?<=(?:[:(<|,]|=>)\s?)any(?=\s*[,;)>\]|=])/g;
 for (const file of process.argv.slice(2)) {
   if (!existsSync(file)) continue;
   const text = readFileSync(file, "utf8");

@@ -381,7 +381,7 @@ export class AcpClient {
    *   that is not a function). The handle's `run` rejects
    *   as documented there.
    */
-  run(agentName: string, input: AcpInput, options: AcpRunOptions = {}): AcpRunHandle {
+  run(agentName: string, input: AcpInput, options: AcpRunOptions | null = {}): AcpRunHandle {
     options = checkCallbacks(options, "options");
     const messages = Array.isArray(input) ? input : [acpMessage(input)];
     const inner = this.#inner;

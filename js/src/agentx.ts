@@ -257,8 +257,8 @@ export class AgentxClient {
    */
   chat(
     messages: AgentxMessage[] | AgentxChatRequest,
-    handlers: AgentxHandlers = {},
-    options: AgentxChatOptions = {},
+    handlers: AgentxHandlers | null = {},
+    options: AgentxChatOptions | null = {},
   ): AgentxChat {
     handlers = checkCallbacks(handlers, "handlers");
     options ??= {};

@@ -363,7 +363,8 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * stream.validateWith(BodySchema.builtin("researcher"), (v) => console.warn(v.msgId, v.code, v.message));
    * ```
    *
-   * @throws ProtocolError `invalid-schema` for schema JSON that is not a schema.
+   * @throws ProtocolError `invalid-schema` for schema JSON that is not a schema; `object-freed`
+   *   after `free()`.
    */
   validateWith(
     schema: Wasm.BodySchema | BodySchemaJson,
@@ -371,8 +372,8 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     options: ValidateWithOptions = {},
   ): () => void {
     if (this.#freed) throw objectFreed();
-    const w = wasm();
     options ??= {}; // null: none
+    const w = wasm();
     const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
     const types = options.messageTypes === null ? null : new Set(options.messageTypes ?? ["message"]);
@@ -536,7 +537,7 @@ export class AgentClient {
    *   `stream-incomplete`, `stalled` (no byte for `stallTimeoutMs`), `aborted` or, in the tool
    *   loop, `tool-rounds-exceeded` (with `details.pending` and `details.response`).
    */
-  stream(request: AgentRequest, handlers: StreamHandlers = {}, userOptions: StreamRequestOptions = {}): AgentStream {
+  stream(request: AgentRequest, handlers: StreamHandlers | null = {}, userOptions: StreamRequestOptions | null = {}): AgentStream {
     handlers = checkCallbacks(handlers, "handlers");
     userOptions ??= {};
     const { stop, signal } = ownSignal(userOptions.signal);

@@ -131,8 +131,12 @@ export interface ToolCallContext {
  * A tool's implementation: called with the validated arguments (a JSON object); returns (or
  * resolves with) the result, any JSON-serializable value (`undefined` is sent as `null`). Throwing
  * (or rejecting) sends an `EXECUTION` tool error with the exception's message.
+ *
+ * `Args` is the arguments' type as the tool's schema describes them (`{ timezone: string }`): the
+ * arguments reach the function only once they pass that schema, which is what makes the type
+ * hold (nothing checks that the type and the schema agree).
  */
-export type ToolFunction = (args: { [key: string]: JsonValue }, context: ToolCallContext) => unknown;
+export type ToolFunction<Args extends object = { [key: string]: JsonValue }> = (args: Args, context: ToolCallContext) => unknown;
 
 /** Options of `ClientTools.register`. */
 export interface ToolOptions {
@@ -182,13 +186,19 @@ export class ClientTools {
    * @throws ProtocolError `invalid-schema` (and the other schema codes, with `details.pointer`) or
    *   `invalid-argument` when `fn` is not a function; nothing is registered then.
    */
-  register(name: string, parameters: JsonValue, fn: ToolFunction, options: ToolOptions = {}): SchemaWarning[] {
+  register<Args extends object = { [key: string]: JsonValue }>(
+    name: string,
+    parameters: JsonValue,
+    fn: ToolFunction<Args>,
+    options: ToolOptions | null = {},
+  ): SchemaWarning[] {
     options ??= {}; // null: none
     if (typeof fn !== "function") {
       throw invalidArgument("fn", "it is not a function");
     }
     const warnings = this.registry.register({ name, description: options.description ?? "", parameters });
-    this.#fns.set(name, fn);
+    // The schema checks the arguments before the function sees them (see ToolFunction).
+    this.#fns.set(name, fn as ToolFunction);
     return warnings;
   }
 

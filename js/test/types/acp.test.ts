@@ -78,6 +78,7 @@ export async function acp(): Promise<void> {
 
   // @ts-expect-error modes are a closed union
   client.run("echo", "hi", { mode: "later" });
+  client.run("echo", "hi", null);
   // @ts-expect-error the built-in schemas are named
   new RunSession("poet");
   // @ts-expect-error parties are client or server

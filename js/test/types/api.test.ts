@@ -41,6 +41,8 @@ export async function api(): Promise<void> {
   });
   assertType<Equal<typeof stream, AgentStream>>();
   assertType<Equal<typeof stream.response, Promise<AgentResponse>>>();
+  // `null` handlers or options are none (the README's Errors).
+  client.stream(request, null, null);
 
   for await (const u of stream) {
     assertType<Equal<typeof u, StreamUpdate>>();

@@ -16,7 +16,7 @@ const walk = (dir) => {
     else if (p.endsWith(".d.ts")) {
       // `any` as a type (not inside comments).
       const code = readFileSync(p, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
-      for (const m of code.matchAll(/[:<(|,]\s*any\b(?!\w)/g)) found.push(`${p}: ${m[0]}`);
+      for (const m of code.matchAll(/(?:[:<(|,]|=>)\s*any\b(?!\w)/g)) found.push(`${p}: ${m[0]}`);
     }
   }
 };

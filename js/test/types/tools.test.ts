@@ -44,6 +44,16 @@ export async function tools(): Promise<void> {
     return 1;
   }, { description: "d" });
   assertType<Equal<typeof warnings, SchemaWarning[]>>();
+  // A tool's arguments may be typed as its schema describes them (the README's get_time).
+  client.tools.register(
+    "get_time",
+    { type: "object", properties: { timezone: { type: "string" } }, required: ["timezone"] },
+    async ({ timezone }: { timezone: string }) => new Date().toLocaleTimeString("en-GB", { timeZone: timezone }),
+  );
+  interface Move { from: string; to: string }
+  client.tools.register("move", { type: "object" }, (args: Move) => `${args.from} → ${args.to}`, null);
+  // @ts-expect-error arguments are an object
+  client.tools.register("n", { type: "object" }, (n: number) => n);
   client.stream({ input: [], stream: true }, {
     onToolArguments: (callId, partial, ch, call) => {
       assertType<Equal<typeof callId, string>>();
@@ -78,6 +88,7 @@ export async function tools(): Promise<void> {
   for await (const u of chat) assertType<Equal<typeof u, AgentxChatUpdate>>();
   // @ts-expect-error messages are AgentX messages
   x.chat([{ text: "hi" }]);
+  x.chat([agentxUserMessage("hi")], null, null);
   // A chat's options are the decoder's generated AgentxStreamOptions and the layer's own.
   x.chat([agentxUserMessage("hi")], {}, { strict: true, limits: { maxParts: 2 }, batch: true, maxEventSize: 1 << 16, maxToolRounds: 3 });
   // @ts-expect-error limits are typed
