@@ -61,7 +61,7 @@
 //! | `type`: `string`, `number`, `integer`, `boolean`, `object`, `array`, `null`, or a list of them | 6.1.1; `integer` is any number with a zero fractional part (`1.0` is one) |
 //! | `enum`, `const` | 6.1.2, 6.1.3; equality is JSON equality (numbers by value: `1` equals `1.0`) |
 //! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | 6.2.2–6.2.5; integers compared exactly, other numbers as 64-bit floats |
-//! | `multipleOf` | 6.2.1; exact for integers, within a relative 1e-9 for other numbers (so `0.3` is a multiple of `0.1`) |
+//! | `multipleOf` | 6.2.1; exact, on decimals: a float is the decimal it is written as (its shortest round-trip digits, as `JSON.stringify` prints it), so `0.3` is a multiple of `0.1`, `1000000001.5` is not one of `2`, and `1e308` is one of `0.5` |
 //! | `minLength`, `maxLength` | 6.3.1, 6.3.2; in Unicode code points (not bytes, not UTF-16 units) |
 //! | `pattern` | 6.3.3; an ECMA-262 regular expression, not anchored, read in Unicode mode (the `u` flag): JavaScript's own `RegExp` in wasm, the `regress` crate natively; one that does not compile is refused. Both engines backtrack, as Ajv's does: a pattern with nested quantifiers (`^(a+)+$`) can take exponential time on a crafted string, and the step budget does not count regular-expression time, so keep patterns simple |
 //! | `prefixItems`, `items`, `minItems`, `maxItems`, `uniqueItems` | Core 10.3.1.1, 10.3.1.2; Validation 6.4.1–6.4.3; `items` as an array with `additionalItems` (before 2020-12) is read as `prefixItems` with `items`, in every dialect |

@@ -1152,48 +1152,88 @@ pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
     a.as_f64()?.partial_cmp(&b.as_f64()?)
 }
 
-/// `multipleOf` (Validation section 6.2.1): exact for integers; for other numbers, the quotient
-/// must be within 1e-9 (relative) of an integer, to absorb binary rounding (`0.3` is a multiple
-/// of `0.1`). A quotient past the largest `f64` (`1e308` over `0.5`) is decided by the exact
-/// remainder instead.
+/// `multipleOf` (Validation section 6.2.1), decided exactly on decimals. JSON numbers are
+/// decimals, so a float is taken as the decimal it is written as: its shortest round-trip digits
+/// (what `JSON.stringify` and serde_json print, so `0.3` is `3e-1`, a multiple of `0.1`, while
+/// `1000000001.5` is not a multiple of 2). Integers are exact. With `x = dv·10^ev` and
+/// `m = dm·10^em`, `x / m` is an integer when `dm·10^em` divides `dv·10^ev`, which integer
+/// arithmetic decides without a quotient that rounds or overflows (`1e308` is a multiple of `0.5`).
 fn is_multiple(x: &Number, m: &Number) -> bool {
-    if let (Some(a), Some(b)) = (x.as_i64(), m.as_i64()) {
-        return a.checked_rem(b) == Some(0);
-    }
-    if let (Some(a), Some(b)) = (x.as_u64(), m.as_u64()) {
-        return a.checked_rem(b) == Some(0);
-    }
-    let (Some(a), Some(b)) = (x.as_f64(), m.as_f64()) else {
+    let (Some((dv, ev)), Some((dm, em))) = (decimal(x), decimal(m)) else {
         return false;
     };
-    if b <= 0.0 {
+    if dm == 0 || m.as_f64().is_some_and(|b| b < 0.0) {
         return false;
     }
-    let q = a / b;
-    if !q.is_finite() {
-        return a.is_finite() && overflowing_multiple(a, b);
+    if dv == 0 {
+        return true;
     }
-    (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+    let k = i64::from(ev) - i64::from(em);
+    if k >= 0 {
+        // `dm = 2^a·5^b·r`, `r` prime to 10: `dm | dv·2^k·5^k` when `r | dv`, `a ≤ k + v2(dv)`
+        // and `b ≤ k + v5(dv)`.
+        let (a, r) = strip(dm, 2);
+        let (b, r) = strip(r, 5);
+        dv % r == 0 && a <= k + strip(dv, 2).0 && b <= k + strip(dv, 5).0
+    } else {
+        // `dm·10^-k | dv`: `dv` is the larger unless the divisor stops growing below it.
+        let mut d = u128::from(dm);
+        for _ in 0..-k {
+            d *= 10;
+            if d > u128::from(dv) {
+                return false;
+            }
+        }
+        u128::from(dv) % d == 0
+    }
 }
 
-/// Whether finite `a` is a multiple of `b > 0` when `a / b` overflows `f64`, exactly (without
-/// `fmod`, which would bring 2 KB of software division). With `a = ma·2^ea` and
-/// `b = ob·2^(eb+t)` (`ma`, `ob` integers, `ob` odd), the quotient is `(ma / ob)·2^(ea−eb−t)`,
-/// and the exponent is far above 0 when it overflows: it is an integer when `ob` divides `ma`.
-fn overflowing_multiple(a: f64, b: f64) -> bool {
-    /// The integer mantissa of `|x|` (subnormals included).
-    fn mantissa(x: f64) -> u64 {
-        let bits = x.abs().to_bits();
-        let fraction = bits & ((1 << 52) - 1);
-        if bits >> 52 == 0 {
-            fraction
-        } else {
-            fraction | (1 << 52)
-        }
+/// How many times `p` divides `n > 0`, and what is left.
+fn strip(mut n: u64, p: u64) -> (i64, u64) {
+    let mut times = 0;
+    while n % p == 0 {
+        n /= p;
+        times += 1;
     }
-    let mb = mantissa(b);
-    let odd = mb >> mb.trailing_zeros();
-    odd != 0 && mantissa(a) % odd == 0
+    (times, n)
+}
+
+/// `|n|` as `digits·10^exponent` with no trailing zero in `digits` (`0` is `(0, 0)`): an integer
+/// as it is, a float as its shortest round-trip digits. `None` for a float that is not finite.
+fn decimal(n: &Number) -> Option<(u64, i32)> {
+    let (mut digits, mut exponent) = if let Some(u) = n.as_u64() {
+        (u, 0)
+    } else if let Some(i) = n.as_i64() {
+        (i.unsigned_abs(), 0)
+    } else {
+        let x = n.as_f64().filter(|x| x.is_finite())?;
+        // zmij prints at most 17 significant digits, `1e20`, `1.5e-7`, `123.45` (as serde_json).
+        let mut buffer = zmij::Buffer::new();
+        let text = buffer.format_finite(x.abs());
+        let (mantissa, e) = text.split_once('e').unwrap_or((text, "0"));
+        let mut exponent: i32 = e.parse().ok()?;
+        let mut digits: u64 = 0;
+        let mut fraction = false;
+        for c in mantissa.bytes() {
+            match c {
+                b'.' => fraction = true,
+                b'0'..=b'9' => {
+                    digits = digits.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+                    exponent -= i32::from(fraction);
+                }
+                _ => return None,
+            }
+        }
+        (digits, exponent)
+    };
+    if digits == 0 {
+        return Some((0, 0));
+    }
+    while digits % 10 == 0 {
+        digits /= 10;
+        exponent += 1;
+    }
+    Some((digits, exponent))
 }
 
 #[cfg(test)]
@@ -1229,51 +1269,78 @@ mod tests {
     #[test]
     fn multiples() {
         use serde_json::json;
-        assert!(is_multiple(&n(json!(0.3)), &n(json!(0.1))));
-        assert!(is_multiple(&n(json!(1e308)), &n(json!(0.5))));
-        assert!(!is_multiple(&n(json!(1e308)), &n(json!(3e-308))));
-        // Against the exact remainder (`%` is fmod), where the quotient overflows.
-        for (a, b) in [
-            (1e308_f64, 0.5_f64),
-            (1e308, 3e-308),
-            (-1.7e308, 0.1),
-            (1.5e300, 1e-10),
-            (9.007199254740991e300, 5e-324),
-            (1.7e308, 0.75),
-            (1.2e308, 0.375),
+        let yes =
+            |x: Value, m: Value| assert!(is_multiple(&n(x.clone()), &n(m.clone())), "{x} {m}");
+        let no =
+            |x: Value, m: Value| assert!(!is_multiple(&n(x.clone()), &n(m.clone())), "{x} {m}");
+        yes(json!(0.3), json!(0.1));
+        yes(json!(4.5), json!(1.5));
+        yes(json!(0.0075), json!(0.0001));
+        yes(json!(19.99), json!(0.01));
+        yes(json!(0), json!(0.7));
+        yes(json!(-0.0), json!(3));
+        yes(json!(-15), json!(5));
+        yes(json!(i64::MIN), json!(2));
+        yes(json!(u64::MAX), json!(5));
+        yes(json!(12391239123_u64), json!(1e-8));
+        yes(json!(1e20), json!(5));
+        yes(json!(7.0), json!(0.5));
+        yes(json!(2.5e-7), json!(5e-8));
+        // JSON-Schema-Test-Suite, optional/float-overflow: "all integers are multiples of 0.5".
+        yes(json!(1e308), json!(0.5));
+        no(json!(7), json!(2));
+        no(json!(35), json!(1.5));
+        no(json!(0.35), json!(0.1));
+        no(json!(0.00751), json!(0.0001));
+        no(json!(1e308), json!(3e-308));
+        no(json!(1.0), json!(u64::MAX));
+        no(json!(2.5e-7), json!(1e-7));
+        no(json!(1), json!(-1));
+    }
+
+    /// Quotients of half a billion and more, where a tolerance of 1e-9 of the quotient let
+    /// everything pass: each float is the decimal it is written as, and divisibility is exact.
+    #[test]
+    fn multiples_with_large_quotients_are_exact() {
+        use serde_json::json;
+        for (x, m) in [
+            (json!(1000000001.5), json!(2)),
+            (json!(5000000.005), json!(0.01)),
+            (json!(1e20), json!(3)), // 10^20 mod 3 = 1
+            (json!(3500000000.5), json!(7)),
+            (json!(1000000001.0), json!(2)),
+            (json!(1000000001), json!(2)),
+            (json!(9007199254740993_u64), json!(2)),
+            (json!(1e308), json!(0.123456789)), // test suite: "float division = inf"
         ] {
-            assert!((a / b).is_infinite());
-            assert_eq!(overflowing_multiple(a, b), a % b == 0.0, "{a} {b}");
+            assert!(!is_multiple(&n(x.clone()), &n(m.clone())), "{x} {m}");
         }
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
+        for (x, m) in [
+            (json!(1000000002.5), json!(0.5)),
+            (json!(5000000.01), json!(0.01)),
+            (json!(3500000000.0), json!(7)),
+            (json!(1e20), json!(4)),
+            (json!(1.7976931348623157e308), json!(1e-300)),
+        ] {
+            assert!(is_multiple(&n(x.clone()), &n(m.clone())), "{x} {m}");
+        }
+    }
+
+    #[test]
+    fn schema_multiple_of_decides_on_decimals() {
+        use serde_json::json;
+        let kinds = |schema: Value, x: Value| -> Vec<ProblemKind> {
+            let schema = CompiledSchema::compile(&schema).expect("compiles");
+            schema.validate(&x).into_iter().map(|p| p.kind).collect()
         };
-        let (mut checked, mut multiples) = (0, 0);
-        while checked < 10_000 {
-            // A large `a`; a `b` below 1 with few or many mantissa bits.
-            let a = f64::from_bits((0x7E0 << 52) | (next() >> 12))
-                * if next() % 2 == 0 { 1.0 } else { -1.0 };
-            let b = f64::from_bits(
-                ((next() % 0x3FF) << 52) | ((next() >> 12) & !((1 << (next() % 53)) - 1)),
-            );
-            if !a.is_finite() || b <= 0.0 || !(a / b).is_infinite() {
-                continue;
-            }
-            checked += 1;
-            let exact = a % b == 0.0;
-            multiples += usize::from(exact);
-            assert_eq!(overflowing_multiple(a, b), exact, "{a:e} {b:e}");
-        }
-        assert!(multiples > 100, "{multiples}");
-        assert!(is_multiple(&n(json!(-15)), &n(json!(5))));
-        assert!(is_multiple(&n(json!(i64::MIN)), &n(json!(2))));
-        assert!(is_multiple(&n(json!(u64::MAX)), &n(json!(5))));
-        assert!(!is_multiple(&n(json!(7)), &n(json!(2))));
-        assert!(!is_multiple(&n(json!(0.35)), &n(json!(0.1))));
-        assert!(is_multiple(&n(json!(4.5)), &n(json!(1.5))));
+        // JSON-Schema-Test-Suite, optional/float-overflow: "float division = inf".
+        let schema = json!({"type": "integer", "multipleOf": 0.123456789});
+        assert_eq!(kinds(schema, json!(1e308)), [ProblemKind::NotMultipleOf]);
+        let schema = json!({"multipleOf": 2});
+        assert_eq!(
+            kinds(schema.clone(), json!(1000000001.5)),
+            [ProblemKind::NotMultipleOf]
+        );
+        assert_eq!(kinds(schema, json!(1000000002.0)), []);
     }
 }
