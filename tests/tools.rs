@@ -1413,6 +1413,35 @@ fn invalid_schemas_are_refused_with_pointers() {
 }
 
 #[test]
+fn huge_integral_counts_saturate() {
+    for keyword in [
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "minContains",
+        "maxContains",
+    ] {
+        for n in [json!(1e20), json!(1.8446744073709552e19), json!(1e300)] {
+            let schema = json!({ keyword: n, "contains": true });
+            let compiled = CompiledSchema::compile(&schema);
+            assert!(compiled.is_ok(), "{schema}: {compiled:?}");
+        }
+        for n in [json!(1.5), json!(-1.0), json!(-1e20)] {
+            let schema = json!({ keyword: n });
+            assert!(CompiledSchema::compile(&schema).is_err(), "{schema}");
+        }
+    }
+    let schema = CompiledSchema::compile(&json!({"minLength": 1e20, "maxItems": 1e20})).unwrap();
+    assert!(!schema.is_valid(&json!("abc")));
+    assert!(schema.is_valid(&json!([1, 2, 3])));
+    let schema = CompiledSchema::compile(&json!({"maxLength": 1e20})).unwrap();
+    assert!(schema.is_valid(&json!("abc")));
+}
+
+#[test]
 fn deeply_nested_values_validate_without_recursion() {
     // A 100,000-deep array against a recursive schema, with a wrong leaf at the bottom.
     let schema = CompiledSchema::compile(&json!({

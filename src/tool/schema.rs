@@ -1109,9 +1109,10 @@ fn strings(at: &str, v: &Value, what: &str) -> Result<Vec<String>, SchemaError> 
 /// A non-negative integer (`2` or `2.0`).
 fn count(at: &str, v: &Value, keyword: &str) -> Result<u64, SchemaError> {
     let n = match v {
+        // An integral float past `u64::MAX` (`1e20`) is a count no input reaches: saturate.
         Value::Number(n) => n.as_u64().or_else(|| {
             n.as_f64()
-                .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
                 .map(|f| f as u64)
         }),
         _ => None,
