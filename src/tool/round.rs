@@ -12,9 +12,10 @@
 //! | Agent API | a `data` content `{call_id, name, arguments}` of a `function_call` message | a `function_call_output` message (role `tool`) whose `data` is `{call_id, name, output}` | `POST /process` with `input` = the previous input, the response's `output` messages, then one `function_call_output` message per call |
 //! | AgentX | a `tool_call` part `{tool_call_id, tool_name, args}` | a `tool_result` part `{tool_call_id, result}` or a `tool_error` part `{tool_call_id, error_type, message}` | `POST /chat` with `messages` = the previous messages, the response's messages, then one `user` message carrying a result or error part per call |
 //!
-//! A call is *pending* when nothing in the same answer (or, for AgentX, the conversation) answers
-//! it yet: a server that runs a tool itself streams its output or result, and the client leaves
-//! that call alone.
+//! A call is *pending* when nothing in the same answer (for AgentX, nothing after the call in it)
+//! answers it yet: a server that runs a tool itself streams its output or result, and the client
+//! leaves that call alone. An AgentX result earlier in the conversation answers an earlier call
+//! with the same id (agents that number calls per turn reuse `call_0`), not this one.
 //!
 //! Agent API outputs are text (`FunctionCallOutput.output`): a result that is a JSON string is sent
 //! as that string, any other result as its JSON text, and a tool error as the JSON text
@@ -317,31 +318,32 @@ mod agentx {
     use super::*;
     use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
 
-    fn answered<'a>(messages: impl Iterator<Item = &'a Message>) -> Set<String> {
-        // (Built by inserting: `collect` into a set compiles a sort per iterator type.)
+    /// The `tool_call` parts of `response` that no later `tool_result` or `tool_error` part of
+    /// `response` answers (by `tool_call_id`), in order.
+    ///
+    /// A result in `conversation` (the messages before `response`) answers an earlier call, not
+    /// one of `response`: agents that number calls per turn send `call_0` every round, and each
+    /// round's `call_0` is a new call. (`conversation` is kept in the signature for the callers
+    /// that pass it.)
+    pub fn pending_tool_calls(conversation: &[Message], response: &[Message]) -> Vec<ToolCallPart> {
+        let _ = conversation;
+        // Backwards, so that the answers seen are those after each call. (Built by inserting:
+        // `collect` into a set compiles a sort per iterator type.)
         let mut answered = Set::new();
-        for p in messages.flat_map(|m| &m.parts) {
+        let mut pending = Vec::new();
+        for p in response.iter().rev().flat_map(|m| m.parts.iter().rev()) {
             match p {
-                Part::ToolResult(r) => answered.insert(r.tool_call_id.clone()),
-                Part::ToolError(e) => answered.insert(e.tool_call_id.clone()),
+                Part::ToolResult(r) => answered.insert(r.tool_call_id.as_str()),
+                Part::ToolError(e) => answered.insert(e.tool_call_id.as_str()),
+                Part::ToolCall(c) if !answered.contains(c.tool_call_id.as_str()) => {
+                    pending.push(c.clone());
+                    false
+                }
                 _ => false,
             };
         }
-        answered
-    }
-
-    /// The `tool_call` parts of `response` that no `tool_result` or `tool_error` part of
-    /// `conversation` or `response` answers (by `tool_call_id`), in order.
-    pub fn pending_tool_calls(conversation: &[Message], response: &[Message]) -> Vec<ToolCallPart> {
-        let done = answered(conversation.iter().chain(response));
-        response
-            .iter()
-            .flat_map(|m| &m.parts)
-            .filter_map(|p| match p {
-                Part::ToolCall(c) if !done.contains(c.tool_call_id.as_str()) => Some(c.clone()),
-                _ => None,
-            })
-            .collect()
+        pending.reverse();
+        pending
     }
 
     /// [`pending_tool_calls`] with each call's `args` checked against `registry`.
@@ -604,6 +606,54 @@ mod tests {
         // Answered now: nothing is pending in the new conversation.
         assert!(pending_tool_calls(&next.messages, &[]).is_empty());
         assert!(pending_tool_calls(&next.messages[..2], &next.messages[1..2]).len() == 2);
+    }
+
+    /// Agents that number calls per turn send `call_0` every round: the second round's `call_0`
+    /// is a new call, though the conversation holds an answer to the first round's.
+    #[cfg(feature = "agentx")]
+    #[test]
+    fn agentx_call_ids_reused_across_rounds_are_new_calls() {
+        use crate::dialect::agentx::{ChatRequest, Message, Part, Role, ToolCallPart};
+        let call = |id: &str, timezone: &str| {
+            let mut args = serde_json::Map::new();
+            args.insert("timezone".into(), json!(timezone));
+            let mut c = ToolCallPart::new("get_time", args);
+            c.tool_call_id = id.into();
+            Part::ToolCall(c)
+        };
+        let first = vec![Message::new(Role::Assistant, vec![call("call_0", "UTC")])];
+        let request = ChatRequest::new(vec![Message::user_text("Time in UTC, then Paris?")]);
+        let checked = check_tool_calls(&registry(), &request.messages, &first);
+        assert_eq!(checked.len(), 1);
+        let outcome = ToolOutcome::Result {
+            call_id: "call_0".into(),
+            tool_name: "get_time".into(),
+            value: json!("12:00"),
+        };
+        let request = continue_chat(&request, &first, &[outcome]);
+
+        let second = vec![Message::new(
+            Role::Assistant,
+            vec![call("call_0", "Europe/Paris")],
+        )];
+        let checked = check_tool_calls(&registry(), &request.messages, &second);
+        assert_eq!(checked.len(), 1, "the second round's call_0 is pending");
+        assert_eq!(checked[0].call_id, "call_0");
+        assert_eq!(checked[0].arguments, json!({"timezone": "Europe/Paris"}));
+
+        // An answer after the call in the same response still answers it; one before does not.
+        let answered = vec![Message::new(
+            Role::Assistant,
+            vec![
+                Part::tool_result("call_0", json!("13:00")),
+                call("call_0", "Europe/Paris"),
+                call("call_1", "UTC"),
+                Part::tool_result("call_1", json!("12:00")),
+            ],
+        )];
+        let pending = pending_tool_calls(&request.messages, &answered);
+        let ids: Vec<&str> = pending.iter().map(|c| c.tool_call_id.as_str()).collect();
+        assert_eq!(ids, ["call_0"]);
     }
 }
 

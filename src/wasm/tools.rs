@@ -136,7 +136,8 @@ impl JsToolRegistry {
     }
 
     /// The tool calls of an AgentX answer (`response`, the messages of one `POST /chat`) that no
-    /// `tool_result` or `tool_error` of `conversation` or `response` answers, each checked.
+    /// later `tool_result` or `tool_error` of `response` answers, each checked. (A result in
+    /// `conversation`, the messages before, answers an earlier call with the same id.)
     ///
     /// # Errors
     /// `invalid-argument` if either is not a list of AgentX messages.
