@@ -372,6 +372,13 @@ pub(crate) fn not_object(value: &Value) -> String {
     format!("Arguments must be a JSON object, got {}.", describe(value))
 }
 
+pub(crate) fn not_text(value: &Value) -> String {
+    format!(
+        "Arguments must be JSON text (a string holding a JSON object), got {}.",
+        describe(value)
+    )
+}
+
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl Iterator<Item = &'a str>) -> String {
     let available: Vec<&str> = available.collect();
     if available.is_empty() {

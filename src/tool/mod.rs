@@ -146,7 +146,8 @@
 //! | not | `Argument 'x' must not match the schema under 'not', got string "a".` |
 //! | `false` schema | `Argument 'x' is not allowed.` |
 //! | not JSON | `Arguments are not valid JSON: EOF while parsing an object at line 1 column 9.` |
-//! | not an object | `Arguments must be a JSON object, got array.` |
+//! | not text (an Agent API `arguments` that is an object, say) | `Arguments must be JSON text (a string holding a JSON object), got object.` |
+//! | not an object (an AgentX `args` that is a string, say, or missing: `null`) | `Arguments must be a JSON object, got array.` |
 //!
 //! An unknown tool's message is `Unknown tool 'x'; available tools: a, b.` (no prefix). Problems
 //! about the arguments object itself say `The arguments must …`. String values are quoted as JSON
@@ -304,7 +305,7 @@ pub enum ProblemKind {
     NotAllowed,
     /// Validation stopped after [`MAX_VALIDATION_STEPS`].
     TooComplex,
-    /// The arguments text is not JSON.
+    /// The arguments text is not JSON, or (Agent API) `arguments` is not text at all.
     InvalidJson,
     /// The arguments are JSON but not an object.
     NotAnObject,
@@ -785,6 +786,21 @@ impl ToolRegistry {
         };
         self.validate_arguments(tool_name, &value)?;
         Ok(value)
+    }
+
+    /// The `VALIDATION` error of an Agent API call whose `arguments` is not text but `arguments`
+    /// (an object, say): `Validation failed for tool 'x': Arguments must be JSON text (a string
+    /// holding a JSON object), got object.`, or the unknown tool's error.
+    #[cfg(feature = "agent-api")]
+    pub(crate) fn arguments_not_text(&self, tool_name: &str, arguments: &Value) -> ToolError {
+        match self.lookup(tool_name) {
+            Err(e) => e,
+            Ok(_) => ToolError::single(
+                tool_name,
+                ProblemKind::InvalidJson,
+                message::not_text(arguments),
+            ),
+        }
     }
 
     /// Checks an Agent API function call: its `name` and its `arguments` text. Returns the parsed

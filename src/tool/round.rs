@@ -199,9 +199,29 @@ mod agent_api {
         MessageType, Role, Tool,
     };
 
-    /// The `function_call` contents of `response` that no `function_call_output` of the same
-    /// response answers (by `call_id`), in order: the calls the client must run.
-    pub fn pending_function_calls(response: &AgentResponse) -> Vec<FunctionCall> {
+    /// A pending call: read as a [`FunctionCall`], or one whose `data.arguments` is not text (an
+    /// object, `null`…), which `FunctionCall` cannot hold and which is answered with an error.
+    enum Pending<'a> {
+        Call(FunctionCall),
+        NotText {
+            call_id: &'a str,
+            name: &'a str,
+            arguments: &'a Value,
+        },
+    }
+
+    /// A `data` whose `call_id` and `name` are strings and whose `arguments` is there but not a
+    /// string (a server that sends the arguments as an object).
+    fn not_text(c: &Content) -> Option<Pending<'_>> {
+        let data = c.data.as_ref()?.as_object()?;
+        Some(Pending::NotText {
+            call_id: data.get("call_id")?.as_str()?,
+            name: data.get("name")?.as_str()?,
+            arguments: data.get("arguments").filter(|a| !a.is_string())?,
+        })
+    }
+
+    fn pending(response: &AgentResponse) -> Vec<Pending<'_>> {
         // (Built by inserting: `collect` into a set compiles a sort per iterator type.)
         let mut answered = crate::set::Set::new();
         for o in response
@@ -218,22 +238,51 @@ mod agent_api {
             .iter()
             .filter(|m| m.kind == MessageType::FunctionCall)
             .flat_map(|m| &m.content)
-            .filter_map(|c| c.function_call())
-            .filter(|call| !answered.contains(&call.call_id))
+            .filter_map(|c| c.function_call().map(Pending::Call).or_else(|| not_text(c)))
+            .filter(|p| match p {
+                Pending::Call(call) => !answered.contains(&call.call_id),
+                Pending::NotText { call_id, .. } => !answered.contains(*call_id),
+            })
+            .collect()
+    }
+
+    /// The `function_call` contents of `response` that no `function_call_output` of the same
+    /// response answers (by `call_id`), in order: the calls the client must run. (A call whose
+    /// `arguments` is not text, say an object, is not one of them: [`check_function_calls`]
+    /// answers it with an error.)
+    pub fn pending_function_calls(response: &AgentResponse) -> Vec<FunctionCall> {
+        pending(response)
+            .into_iter()
+            .filter_map(|p| match p {
+                Pending::Call(call) => Some(call),
+                Pending::NotText { .. } => None,
+            })
             .collect()
     }
 
     /// [`pending_function_calls`] with each call's `arguments` text parsed and checked against
-    /// `registry` ([`ToolRegistry::validate_call`]).
+    /// `registry` ([`ToolRegistry::validate_call`]), and the pending calls whose `arguments` is
+    /// not text (an object, say) with a `VALIDATION` error (`Arguments must be JSON text (a
+    /// string holding a JSON object), got object.`), so that the model can correct them.
     pub fn check_function_calls(
         registry: &ToolRegistry,
         response: &AgentResponse,
     ) -> Vec<CheckedToolCall> {
-        pending_function_calls(response)
+        pending(response)
             .into_iter()
-            .map(|call| {
-                let checked = registry.validate_call(&call);
-                CheckedToolCall::new(&call.call_id, &call.name, checked)
+            .map(|p| match p {
+                Pending::Call(call) => {
+                    let checked = registry.validate_call(&call);
+                    CheckedToolCall::new(&call.call_id, &call.name, checked)
+                }
+                Pending::NotText {
+                    call_id,
+                    name,
+                    arguments,
+                } => {
+                    let error = registry.arguments_not_text(name, arguments);
+                    CheckedToolCall::new(call_id, name, Err(error))
+                }
             })
             .collect()
     }
@@ -317,6 +366,75 @@ mod agentx {
 
     use super::*;
     use crate::dialect::agentx::{self as x, ChatRequest, Message, Part, Role, ToolCallPart};
+    use crate::wire::JsonMap;
+
+    /// A `tool_call` part the client must answer: a [`ToolCallPart`], or a `tool_call` part
+    /// whose `args` is not an object (missing, a string…), which the reader keeps as
+    /// [`Part::Other`] and which is answered with a `VALIDATION` error.
+    enum Pending<'a> {
+        Call(&'a ToolCallPart),
+        NotObject {
+            id: &'a str,
+            name: &'a str,
+            args: Option<&'a Value>,
+        },
+    }
+
+    impl Pending<'_> {
+        fn id(&self) -> &str {
+            match self {
+                Pending::Call(c) => &c.tool_call_id,
+                Pending::NotObject { id, .. } => id,
+            }
+        }
+    }
+
+    /// A `tool_call` part kept as [`Part::Other`] for its `args` alone: `tool_call_id` and
+    /// `tool_name` strings, `args` not an object.
+    fn not_object(part: &JsonMap) -> Option<Pending<'_>> {
+        let args = part.get("args");
+        if part.get("type")?.as_str()? != "tool_call" || args.is_some_and(Value::is_object) {
+            return None;
+        }
+        Some(Pending::NotObject {
+            id: part.get("tool_call_id")?.as_str()?,
+            name: part.get("tool_name")?.as_str()?,
+            args,
+        })
+    }
+
+    /// The calls of `response` no later result or error part of `response` answers, in order.
+    fn pending(response: &[Message]) -> Vec<Pending<'_>> {
+        // Backwards, so that the answers seen are those after each call. (Built by inserting:
+        // `collect` into a set compiles a sort per iterator type.)
+        let mut answered = Set::new();
+        let mut pending = Vec::new();
+        for p in response.iter().rev().flat_map(|m| m.parts.iter().rev()) {
+            let call = match p {
+                // (Owned keys: the tool loops' other sets are of `String`s, whose B-tree code is
+                // compiled already.)
+                Part::ToolResult(r) => {
+                    answered.insert(r.tool_call_id.clone());
+                    continue;
+                }
+                Part::ToolError(e) => {
+                    answered.insert(e.tool_call_id.clone());
+                    continue;
+                }
+                Part::ToolCall(c) => Pending::Call(c),
+                Part::Other(map) => match not_object(map) {
+                    Some(call) => call,
+                    None => continue,
+                },
+                Part::Text(_) => continue,
+            };
+            if !answered.contains(call.id()) {
+                pending.push(call);
+            }
+        }
+        pending.reverse();
+        pending
+    }
 
     /// The `tool_call` parts of `response` that no later `tool_result` or `tool_error` part of
     /// `response` answers (by `tool_call_id`), in order.
@@ -324,42 +442,45 @@ mod agentx {
     /// A result in `conversation` (the messages before `response`) answers an earlier call, not
     /// one of `response`: agents that number calls per turn send `call_0` every round, and each
     /// round's `call_0` is a new call. (`conversation` is kept in the signature for the callers
-    /// that pass it.)
+    /// that pass it.) A `tool_call` part whose `args` is not an object is a [`Part::Other`], not
+    /// one of these: [`check_tool_calls`] answers it with an error.
     pub fn pending_tool_calls(conversation: &[Message], response: &[Message]) -> Vec<ToolCallPart> {
         let _ = conversation;
-        // Backwards, so that the answers seen are those after each call. (Built by inserting:
-        // `collect` into a set compiles a sort per iterator type.)
-        let mut answered = Set::new();
-        let mut pending = Vec::new();
-        for p in response.iter().rev().flat_map(|m| m.parts.iter().rev()) {
-            match p {
-                Part::ToolResult(r) => answered.insert(r.tool_call_id.as_str()),
-                Part::ToolError(e) => answered.insert(e.tool_call_id.as_str()),
-                Part::ToolCall(c) if !answered.contains(c.tool_call_id.as_str()) => {
-                    pending.push(c.clone());
-                    false
-                }
-                _ => false,
-            };
-        }
-        pending.reverse();
-        pending
+        pending(response)
+            .into_iter()
+            .filter_map(|p| match p {
+                Pending::Call(c) => Some(c.clone()),
+                Pending::NotObject { .. } => None,
+            })
+            .collect()
     }
 
-    /// [`pending_tool_calls`] with each call's `args` checked against `registry`.
+    /// [`pending_tool_calls`] with each call's `args` checked against `registry`, and the pending
+    /// `tool_call` parts whose `args` is not an object (kept as [`Part::Other`]: missing, a
+    /// string, an array…) with a `VALIDATION` error (`Validation failed for tool 'x': Arguments
+    /// must be a JSON object, got string "…".`, a missing `args` as `null`), so that the model can
+    /// correct them.
     pub fn check_tool_calls(
         registry: &ToolRegistry,
         conversation: &[Message],
         response: &[Message],
     ) -> Vec<CheckedToolCall> {
-        pending_tool_calls(conversation, response)
+        let _ = conversation;
+        pending(response)
             .into_iter()
-            .map(|call| {
-                let args = Value::Object(call.args);
-                let checked = registry
-                    .validate_arguments(&call.tool_name, &args)
-                    .map(|()| args);
-                CheckedToolCall::new(&call.tool_call_id, &call.tool_name, checked)
+            .map(|p| {
+                let (id, name, args) = match p {
+                    Pending::Call(c) => (
+                        c.tool_call_id.as_str(),
+                        c.tool_name.as_str(),
+                        Value::Object(c.args.clone()),
+                    ),
+                    Pending::NotObject { id, name, args } => {
+                        (id, name, args.cloned().unwrap_or(Value::Null))
+                    }
+                };
+                let checked = registry.validate_arguments(name, &args).map(|()| args);
+                CheckedToolCall::new(id, name, checked)
             })
             .collect()
     }
@@ -606,6 +727,167 @@ mod tests {
         // Answered now: nothing is pending in the new conversation.
         assert!(pending_tool_calls(&next.messages, &[]).is_empty());
         assert!(pending_tool_calls(&next.messages[..2], &next.messages[1..2]).len() == 2);
+    }
+
+    /// A `function_call` whose `data.arguments` is an object (or `null`) instead of JSON text:
+    /// answered with a `VALIDATION` error the model can act on, not dropped.
+    #[cfg(feature = "agent-api")]
+    #[test]
+    fn agent_api_arguments_that_are_not_text_are_answered_with_an_error() {
+        use crate::dialect::agent_api::{
+            AgentRequest, AgentResponse, Content, Message, MessageType, RequestBuilder, Role,
+            RunStatus,
+        };
+        let call = |data: Value| Message {
+            kind: MessageType::FunctionCall,
+            ..Message::new(Role::Assistant, vec![Content::data(data)])
+        };
+        let response = AgentResponse {
+            status: RunStatus::Completed,
+            output: vec![
+                call(
+                    json!({"call_id": "c1", "name": "get_time", "arguments": {"timezone": "UTC"}}),
+                ),
+                call(json!({"call_id": "c2", "name": "get_time", "arguments": null})),
+                call(json!({"call_id": "c3", "name": "nope", "arguments": [1]})),
+                call(json!({"call_id": "c4", "name": "get_time",
+                    "arguments": r#"{"timezone": "UTC"}"#})),
+                call(json!({"call_id": "c5", "name": "get_time", "arguments": {}})),
+                Message {
+                    kind: MessageType::FunctionCallOutput,
+                    ..Message::new(
+                        Role::Tool,
+                        vec![Content::data(json!({"call_id": "c5", "output": "x"}))],
+                    )
+                },
+            ],
+            ..AgentResponse::default()
+        };
+        let ids: Vec<String> = pending_function_calls(&response)
+            .into_iter()
+            .map(|c| c.call_id)
+            .collect();
+        assert_eq!(ids, ["c4"], "a FunctionCall holds text arguments only");
+
+        let checked = check_function_calls(&registry(), &response);
+        let ids: Vec<&str> = checked.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3", "c4"]);
+        let error = |i: usize| checked[i].error.as_ref().map(|e| e.message.as_str());
+        assert_eq!(
+            error(0),
+            Some(
+                "Validation failed for tool 'get_time': Arguments must be JSON text (a string \
+                 holding a JSON object), got object."
+            )
+        );
+        assert_eq!(
+            error(1),
+            Some(
+                "Validation failed for tool 'get_time': Arguments must be JSON text (a string \
+                 holding a JSON object), got null."
+            )
+        );
+        assert_eq!(
+            error(2),
+            Some("Unknown tool 'nope'; available tools: get_time.")
+        );
+        assert_eq!(error(3), None);
+        let e = checked[0].error.as_ref().unwrap();
+        assert_eq!(e.error_type, ToolErrorType::Validation);
+        assert_eq!(crate::error::ErrorCode::code(e), "invalid-arguments-json");
+        assert!(checked[0].arguments.is_null());
+
+        // The error goes back as the call's output.
+        let outcomes = [checked[0].failed().unwrap()];
+        let request: AgentRequest = RequestBuilder::new()
+            .text(Role::User, "What time is it?")
+            .build()
+            .unwrap();
+        let next = continue_request(&request, &response, &outcomes);
+        let data = next.input.last().unwrap().content[0].data.clone().unwrap();
+        assert_eq!(data["call_id"], "c1");
+        let output: Value = serde_json::from_str(data["output"].as_str().unwrap()).unwrap();
+        assert_eq!(output["error_type"], "VALIDATION");
+    }
+
+    /// A `tool_call` part whose `args` is not an object is read as `Part::Other` (the assembler
+    /// warns `invalid-part`); the tool loop answers it with a `VALIDATION` error so that the
+    /// model can correct the call, instead of leaving it unanswered.
+    #[cfg(feature = "agentx")]
+    #[test]
+    fn agentx_args_that_are_not_an_object_are_answered_with_an_error() {
+        use crate::dialect::agentx::{ChatRequest, Message, Part, Role, ToolErrorType as X};
+        let response: Message = serde_json::from_value(json!({
+            "role": "assistant",
+            "parts": [
+                {"type": "tool_call", "tool_call_id": "a", "tool_name": "get_time", "args": "UTC"},
+                {"type": "tool_call", "tool_call_id": "b", "tool_name": "get_time", "args": ["UTC"]},
+                {"type": "tool_call", "tool_call_id": "c", "tool_name": "get_time", "args": null},
+                {"type": "tool_call", "tool_call_id": "d", "tool_name": "get_time", "args": 7},
+                {"type": "tool_call", "tool_call_id": "e", "tool_name": "get_time"},
+                {"type": "tool_call", "tool_call_id": "f", "tool_name": "nope", "args": "x"},
+                {"type": "tool_call", "tool_call_id": "g", "tool_name": "get_time",
+                 "args": {"timezone": "UTC"}},
+                {"type": "tool_call", "tool_call_id": "h", "tool_name": "get_time", "args": "x"},
+                {"type": "tool_error", "tool_call_id": "h", "error_type": "EXECUTION",
+                 "message": "the server ran it"},
+                // Without a string id it cannot be answered: left to the `invalid-part` warning.
+                {"type": "tool_call", "tool_call_id": 1, "tool_name": "get_time", "args": "x"},
+            ],
+        }))
+        .unwrap();
+        assert!(matches!(response.parts[0], Part::Other(_)));
+        let response = [response];
+        let ids: Vec<String> = pending_tool_calls(&[], &response)
+            .into_iter()
+            .map(|c| c.tool_call_id)
+            .collect();
+        assert_eq!(ids, ["g"], "a ToolCallPart holds object args only");
+
+        let checked = check_tool_calls(&registry(), &[], &response);
+        let ids: Vec<&str> = checked.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c", "d", "e", "f", "g"]);
+        let messages: Vec<Option<&str>> = checked
+            .iter()
+            .map(|c| c.error.as_ref().map(|e| e.message.as_str()))
+            .collect();
+        let not_object = |got: &str| {
+            format!("Validation failed for tool 'get_time': Arguments must be a JSON object, got {got}.")
+        };
+        assert_eq!(
+            messages,
+            [
+                Some(not_object("string \"UTC\"").as_str()),
+                Some(not_object("array").as_str()),
+                Some(not_object("null").as_str()),
+                Some(not_object("number 7").as_str()),
+                Some(not_object("null").as_str()),
+                Some("Unknown tool 'nope'; available tools: get_time."),
+                None,
+            ]
+        );
+        assert_eq!(checked[0].tool_name, "get_time");
+
+        // The errors go back as `tool_error` parts, in the next request.
+        let outcomes: Vec<ToolOutcome> = checked
+            .iter()
+            .map(|c| {
+                c.failed().unwrap_or_else(|| ToolOutcome::Result {
+                    call_id: c.call_id.clone(),
+                    tool_name: c.tool_name.clone(),
+                    value: json!("12:00"),
+                })
+            })
+            .collect();
+        let next = continue_chat(&ChatRequest::new(Vec::new()), &response, &outcomes);
+        let answer = next.messages.last().unwrap();
+        assert_eq!(answer.role, Role::User);
+        assert_eq!(
+            answer.parts[0],
+            Part::tool_error("a", X::Validation, not_object("string \"UTC\""))
+        );
+        assert!(pending_tool_calls(&[], &next.messages).is_empty());
+        assert!(check_tool_calls(&registry(), &[], &next.messages).is_empty());
     }
 
     /// Agents that number calls per turn send `call_0` every round: the second round's `call_0`

@@ -121,7 +121,8 @@ impl JsToolRegistry {
     }
 
     /// The calls of an Agent API response the client must answer (`function_call` contents without
-    /// a `function_call_output` in the same response), each with its arguments parsed and checked.
+    /// a `function_call_output` in the same response), each with its arguments parsed and checked
+    /// (`arguments` that is not text, an object say, gets a `VALIDATION` error).
     ///
     /// # Errors
     /// `invalid-argument` if `response` is not an `AgentResponse`.
@@ -136,8 +137,9 @@ impl JsToolRegistry {
     }
 
     /// The tool calls of an AgentX answer (`response`, the messages of one `POST /chat`) that no
-    /// later `tool_result` or `tool_error` of `response` answers, each checked. (A result in
-    /// `conversation`, the messages before, answers an earlier call with the same id.)
+    /// later `tool_result` or `tool_error` of `response` answers, each checked (a `tool_call`
+    /// whose `args` is not an object gets a `VALIDATION` error). (A result in `conversation`, the
+    /// messages before, answers an earlier call with the same id.)
     ///
     /// # Errors
     /// `invalid-argument` if either is not a list of AgentX messages.

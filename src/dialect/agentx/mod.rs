@@ -171,7 +171,9 @@ pub enum AgentxError {
         data: String,
     },
     /// A part of a known `type` without that type's fields (e.g. a `text` part without `text`, a
-    /// `tool_call` whose `args` is not an object). It is kept whole as [`Part::Other`].
+    /// `tool_call` whose `args` is not an object). It is kept whole as [`Part::Other`]. (The tool
+    /// loop answers such a `tool_call`, when its id and name are strings, with a `VALIDATION`
+    /// error.)
     #[error("part {part_index} of message {message_index} is a malformed {kind} part: {reason}")]
     InvalidPart {
         /// 0-based position of the message in the stream.

@@ -82,7 +82,8 @@ pub struct Message {
 /// A part whose `type` is one of the four but whose fields do not have these shapes (say a `text`
 /// part without `text`, or `args` that is a string) is not rejected either: it is kept whole as
 /// [`Part::Other`], and the assembler reports it (`invalid-part`). Reading never fails on a part
-/// that is a JSON object.
+/// that is a JSON object. (The tool loop still answers a `tool_call` part whose only fault is its
+/// `args` with a `VALIDATION` error: see [`check_tool_calls`](crate::tool::round::check_tool_calls).)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
