@@ -87,7 +87,7 @@
 //! serde_json refuses and which read as U+FFFD here as in every reader of agentwire (see
 //! `agentwire_core::json::parse_value`); it fails where `serde_json` fails (invalid JSON, trailing
 //! characters, a number out of range, invalid UTF-8), plus the two limits of
-//! [`PartialJsonLimits`] (nesting depth, total size). Nesting deeper than 128 is refused by
+//! [`PartialJsonLimits`] (nesting depth, total size). Nesting deeper than 127 is refused by
 //! `serde_json` whatever our limit says. Once a push fails, the parser keeps that error: later
 //! pushes and `finish` return it again, while `value` still shows the last good partial value.
 //!

@@ -85,6 +85,12 @@ pub fn parse_value(text: &str) -> serde_json::Result<serde_json::Value> {
     scan::tree_of(text).ok_or_else(|| not_read(text))
 }
 
+/// How many arrays and objects [`parse_value`] (and every JSON reader of agentwire) reads nested:
+/// 127, serde_json's recursion limit (the 128th is "recursion limit exceeded"). Not API: the
+/// agentwire crate names it `tool::MAX_ARGUMENTS_DEPTH`.
+#[doc(hidden)]
+pub const MAX_DEPTH: usize = scan::TREE_DEPTH;
+
 /// The JSON number `text` (RFC 8259 §6, the whole text) as [`parse_value`] reads it: an integer as
 /// `u64`, or `i64` when negative, if it fits, anything else as the nearest `f64`. `None` if `text`
 /// is not a number, or is beyond `f64::MAX`. For agentwire's incremental reader of tool

@@ -21,8 +21,10 @@ pub const MAX_PARTIAL_NUMBER_LEN: usize = 64;
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase", default)]
 pub struct PartialJsonLimits {
-    /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64.
-    /// `serde_json` refuses more than 128 whatever this says. Keep it in the hundreds at most:
+    /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64 (for a
+    /// tool call's arguments, [`StreamedArguments`](crate::tool::StreamedArguments) defaults to
+    /// [`MAX_ARGUMENTS_DEPTH`](crate::tool::MAX_ARGUMENTS_DEPTH), 127, the depth validation reads).
+    /// `serde_json` refuses more than 127 whatever this says. Keep it in the hundreds at most:
     /// each token walks from the root to the open value, and a `serde_json::Value` is dropped
     /// recursively (thousands of levels overflow the stack when the value is dropped).
     pub max_depth: usize,

@@ -183,6 +183,13 @@ pub const MAX_PROBLEMS: usize = 50;
 /// `anyOf`s multiply and of `uniqueItems` on long arrays.
 pub const MAX_VALIDATION_STEPS: usize = 1_000_000;
 
+/// How deeply tool arguments may nest: 127 arrays and objects. Arguments text is read by
+/// agentwire's JSON reader, whose limit this is (serde_json's: the 128th level is "recursion
+/// limit exceeded"), so deeper arguments fail validation as not JSON. [`StreamedArguments`]
+/// follows calls to this depth by default, so that every call that can validate also streams its
+/// partial values.
+pub const MAX_ARGUMENTS_DEPTH: usize = agentwire_core::json::MAX_DEPTH;
+
 /// A tool the agent may call: the Agent API protocol's `FunctionTool` shape.
 ///
 /// JSON (camelCase): `{"name": "get_weather", "description": "…", "parameters": {JSON Schema}}`.

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::MAX_ARGUMENTS_DEPTH;
 use crate::json::{PartialChange, PartialJson, PartialJsonError, PartialJsonLimits};
 
 /// A tool call's arguments as they stream (Agent API `function_call` data deltas whose `arguments`
@@ -43,7 +44,17 @@ pub struct StreamedArguments {
 }
 
 impl StreamedArguments {
-    /// Empty arguments, parsed with `limits` (the default: 64 levels, 4 MiB).
+    /// The limits of tool arguments: [`MAX_ARGUMENTS_DEPTH`] levels (127, what validation reads,
+    /// where a [`PartialJson`] defaults to 64) and [`PartialJsonLimits`]' 4 MiB.
+    pub fn default_limits() -> PartialJsonLimits {
+        PartialJsonLimits {
+            max_depth: MAX_ARGUMENTS_DEPTH,
+            ..PartialJsonLimits::default()
+        }
+    }
+
+    /// Empty arguments, parsed with `limits` ([`default_limits`](Self::default_limits) for
+    /// [`default`](Self::default)).
     pub fn new(limits: PartialJsonLimits) -> Self {
         Self {
             parser: PartialJson::new(limits),
@@ -133,8 +144,9 @@ impl StreamedArguments {
 }
 
 impl Default for StreamedArguments {
+    /// Empty arguments with [`default_limits`](Self::default_limits).
     fn default() -> Self {
-        Self::new(PartialJsonLimits::default())
+        Self::new(Self::default_limits())
     }
 }
 
@@ -195,6 +207,50 @@ mod tests {
         }
         assert_eq!(copy.as_ref(), a.value());
         assert_eq!(a.changes(), changes.as_slice());
+    }
+
+    /// Arguments as deep as validation reads them stream; one level more fails both.
+    #[test]
+    fn arguments_stream_as_deep_as_they_validate() {
+        let nested = |depth: usize| {
+            format!(
+                "{}{}{}",
+                "{\"a\": [".repeat(depth / 2),
+                if depth % 2 == 1 { "{}" } else { "1" },
+                "]}".repeat(depth / 2)
+            )
+        };
+        let mut registry = super::super::ToolRegistry::new();
+        registry
+            .register(super::super::ToolDefinition {
+                name: "deep".into(),
+                description: String::new(),
+                parameters: json!({"type": "object"}),
+            })
+            .unwrap();
+        for depth in [64, 65, 100, MAX_ARGUMENTS_DEPTH] {
+            let text = nested(depth);
+            assert!(
+                registry.validate_arguments_text("deep", &text).is_ok(),
+                "{depth}"
+            );
+            let mut a = StreamedArguments::default();
+            for c in text.split_inclusive(|_| true) {
+                a.push(c).unwrap_or_else(|e| panic!("{depth}: {e}"));
+            }
+            assert!(a.is_complete(), "{depth}");
+        }
+        let text = nested(MAX_ARGUMENTS_DEPTH + 1);
+        assert!(registry.validate_arguments_text("deep", &text).is_err());
+        let mut a = StreamedArguments::default();
+        assert!(matches!(
+            a.push(&text),
+            Err(PartialJsonError::TooDeep {
+                limit: MAX_ARGUMENTS_DEPTH,
+                ..
+            })
+        ));
+        assert_eq!(MAX_ARGUMENTS_DEPTH, 127);
     }
 
     #[test]

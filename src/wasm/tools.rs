@@ -237,15 +237,25 @@ pub struct JsToolArguments {
 
 #[wasm_bindgen(js_class = ToolArguments)]
 impl JsToolArguments {
-    /// Empty arguments (`limits` as for `PartialJson`).
+    /// Empty arguments (`limits` as for `PartialJson`, but `maxDepth` defaults to 127 levels,
+    /// the depth `validateArgumentsText` reads, so every call that can validate also streams).
     ///
     /// # Errors
     /// `invalid-argument` if `limits` has the wrong shape.
     #[wasm_bindgen(constructor)]
     pub fn new(limits: Option<Ts<PartialJsonLimits>>) -> Result<JsToolArguments, JsValue> {
+        let defaults = StreamedArguments::default_limits();
         let limits = match limits {
-            Some(l) => from_ts(&l, "limits")?,
-            None => PartialJsonLimits::default(),
+            Some(l) => {
+                let mut given: PartialJsonLimits = from_ts(&l, "limits")?;
+                // A `maxDepth` left out is the tools' default, not `PartialJson`'s.
+                let depth = js_sys::Reflect::get(&l.js_value(), &"maxDepth".into());
+                if depth.is_ok_and(|d| d.is_undefined()) {
+                    given.max_depth = defaults.max_depth;
+                }
+                given
+            }
+            None => defaults,
         };
         Ok(Self {
             arguments: StreamedArguments::new(limits),
