@@ -114,6 +114,16 @@ const WRITE_FILE = {
   additionalProperties: false,
 };
 
+// An agent that numbers its calls per turn (`call_0` every round) and first sends its arguments as
+// JSON text instead of an object: the client answers with a VALIDATION error, the agent sends the
+// same id again with an object, the client runs the tool, the agent finishes.
+function perTurnIds(last) {
+  const call = (args) => JSON.stringify({ role: "assistant", parts: [{ type: "tool_call", tool_call_id: "call_0", tool_name: "write_file", args }] });
+  if (last.parts.some((p) => p.type === "tool_result")) return `{"role": "assistant", "parts": [{"type": "text", "text": "done"}]}`;
+  if (last.parts.some((p) => p.type === "tool_error")) return call({ path: "/a.txt", content: "a" });
+  return call('{"path": "/a.txt", "content": "a"}');
+}
+
 // A local AgentX server that answers with a documented flow, chosen by the path, and records the
 // requests it received.
 let local, localUrl;
@@ -130,6 +140,7 @@ before(async () => {
       if (req.url === "/flow1") packets = FLOW1;
       else if (req.url === "/unknown-part") packets = UNKNOWN_PART;
       else if (req.url === "/flow2") packets = FLOW2;
+      else if (req.url === "/per-turn-ids") packets = [perTurnIds(last)];
       else if (last.parts.some((p) => p.type === "tool_result")) {
         packets = [`{"role": "assistant", "parts": [{"type": "text", "text": "Done: /corrected.txt"}]}`];
       } else packets = FLOW3;
@@ -277,6 +288,28 @@ test("the reference agent corrects itself after the client's VALIDATION tool_err
   assert.ok(text.endsWith("I have successfully written the file to `/hello.txt`."), text);
   const after = await getJson(`${server()}/stats`);
   assert.ok(after.started - before.started >= 3, "three POST /chat");
+});
+
+test("a call with arguments that are not an object is answered with a VALIDATION error; the same id in the next round is a new call", async () => {
+  const client = new AgentxClient({ baseUrl: localUrl, endpoint: "/per-turn-ids" });
+  const ran = [];
+  const warnings = [];
+  client.tools.register("write_file", WRITE_FILE, (args) => {
+    ran.push(args);
+    return { status: "success" };
+  });
+  const start = received.length;
+  const messages = await client.chat([agentxUserMessage("Write a file")], { onWarning: (w) => warnings.push(w.code) }).messages;
+  assert.deepEqual(ran, [{ path: "/a.txt", content: "a" }]);
+  const sent = received.slice(start).map((r) => r.request.messages.at(-1).parts[0]);
+  assert.equal(sent.length, 3, "three POST /chat");
+  assert.equal(sent[1].type, "tool_error");
+  assert.equal(sent[1].tool_call_id, "call_0");
+  assert.equal(sent[1].error_type, "VALIDATION");
+  assert.match(sent[1].message, /^Validation failed for tool 'write_file': .*JSON object/);
+  assert.deepEqual([sent[2].type, sent[2].tool_call_id], ["tool_result", "call_0"]);
+  assert.equal(messages.at(-1).parts[0].text, "done");
+  assert.ok(warnings.includes("invalid-part"), "the packet's malformed part is still reported");
 });
 
 test("a tool that throws: an EXECUTION tool_error, and the agent reports it", async () => {
