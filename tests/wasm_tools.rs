@@ -70,7 +70,7 @@ fn partial_json_returns_changes_that_rebuild_the_value_after_every_delta() {
     let mut copy = None;
     let mut previous = Value::Null;
     for ch in text.chars() {
-        let changes = p.push(&ch.to_string()).unwrap();
+        let changes = p.push(JsValue::from_str(&ch.to_string())).unwrap();
         apply(&mut copy, &changes);
         let value = p.value().unwrap();
         let now = if value.is_undefined() {
@@ -96,8 +96,8 @@ fn partial_json_returns_changes_that_rebuild_the_value_after_every_delta() {
 #[wasm_bindgen_test]
 fn partial_json_errors_are_protocol_errors_with_the_byte_offset() {
     let mut p = JsPartialJson::new(None).unwrap();
-    p.push(r#"{"a": 1"#).unwrap();
-    let e = p.push(" 2}").unwrap_err();
+    p.push(JsValue::from_str(r#"{"a": 1"#)).unwrap();
+    let e = p.push(JsValue::from_str(" 2}")).unwrap_err();
     assert!(e.is_instance_of::<js_sys::Error>());
     assert_eq!(get(&e, "code").as_string().unwrap(), "json-syntax");
     assert_eq!(get(&get(&e, "details"), "offset").as_f64(), Some(8.0));
@@ -237,7 +237,7 @@ fn tool_arguments_push_and_sync() {
     let mut a = JsToolArguments::new(None).unwrap();
     let mut copy = None;
     for piece in [r#"{"timez"#, r#"one": "Eur"#, r#"ope/Paris"#] {
-        apply(&mut copy, &a.push(piece).unwrap());
+        apply(&mut copy, &a.push(JsValue::from_str(piece)).unwrap());
     }
     assert_eq!(copy, Some(json!({"timezone": "Europe/Paris"})));
     // The completed content repeats the text: only the rest is read.
@@ -442,7 +442,7 @@ async fn agent_api_tool_call_streams_and_continues_with_the_output() {
             if let Some(piece) = get(&get(&u, "delta"), "arguments").as_string() {
                 if !piece.is_empty() {
                     deltas += 1;
-                    args.push(&piece).unwrap();
+                    args.push(JsValue::from_str(&piece)).unwrap();
                 }
             }
         }
