@@ -437,7 +437,13 @@ impl JsStructuredMessage {
     #[wasm_bindgen(setter)]
     pub fn set_timestamp(&mut self, timestamp: f64) -> Result<(), JsValue> {
         if !timestamp.is_finite() {
-            let reason = format!("{timestamp} is not a finite number of seconds");
+            // Named, not formatted: `f64`'s `Display` would bring float formatting (4 KB).
+            let value = match timestamp {
+                t if t.is_nan() => "NaN",
+                t if t > 0.0 => "Infinity",
+                _ => "-Infinity",
+            };
+            let reason = [value, " is not a finite number of seconds"].concat();
             return Err(super::error::invalid_argument("timestamp", &reason));
         }
         self.0.timestamp = timestamp;
