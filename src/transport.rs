@@ -10,7 +10,7 @@ use crate::error::ErrorCode;
 #[non_exhaustive]
 pub enum TransportError {
     /// The server answered with a non-2xx HTTP status.
-    #[error("the server answered HTTP {status}: {body}")]
+    #[error("the server answered HTTP {status}: {}", Excerpt(.body))]
     HttpStatus {
         /// The HTTP status code.
         status: u16,
@@ -94,6 +94,20 @@ impl ErrorCode for TransportError {
     }
 }
 
+/// The start of a response body for an error's message: its first 200 characters, then `…` if it
+/// goes on (the whole body, up to 64 KiB, is in the error's details).
+struct Excerpt<'a>(&'a str);
+
+impl std::fmt::Display for Excerpt<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const CHARS: usize = 200;
+        match self.0.char_indices().nth(CHARS) {
+            Some((end, _)) => write!(f, "{}…", &self.0[..end]),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
 /// Truncates a response body kept in an error to at most 64 KiB (at a character boundary).
 pub fn truncate_body(mut body: String) -> String {
     const MAX: usize = 64 * 1024;
@@ -135,6 +149,29 @@ pub fn reconnect_wait_ms(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_http_status_message_holds_the_bodys_start_and_its_details_the_body() {
+        let short = TransportError::HttpStatus {
+            status: 503,
+            body: "busy".into(),
+        };
+        assert_eq!(short.to_string(), "the server answered HTTP 503: busy");
+        let body = "é".repeat(70_000);
+        let long = TransportError::HttpStatus {
+            status: 500,
+            body: truncate_body(body.clone()),
+        };
+        let message = long.to_string();
+        assert_eq!(
+            message,
+            format!("the server answered HTTP 500: {}…", "é".repeat(200))
+        );
+        assert_eq!(
+            long.details()["body"].as_str().map(str::len),
+            Some(64 * 1024)
+        );
+    }
 
     #[test]
     fn the_first_wait_is_the_servers_retry_time_else_the_initial_one() {
