@@ -10,7 +10,10 @@ import type {
   AgentxStreamOptions,
   AgentxStreamStatus,
   AgentxStreamUpdate,
+  AgentxTextPart,
   AgentxToolCallPart,
+  AgentxToolErrorPart,
+  AgentxToolResultPart,
   Body,
   JsonValue,
 } from "./agentwire.js";
@@ -20,6 +23,45 @@ import { Fanout } from "./queue.js";
 import { FailureReport, ProtocolError } from "./errors.js";
 import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
+
+/** The part of each AgentX part type, with the shape the AgentX document gives it. */
+export interface AgentxPartOfType {
+  text: { type: "text" } & AgentxTextPart;
+  tool_call: { type: "tool_call" } & AgentxToolCallPart;
+  tool_result: { type: "tool_result" } & AgentxToolResultPart;
+  tool_error: { type: "tool_error" } & AgentxToolErrorPart;
+}
+
+/**
+ * Whether `part` is a part of `type` with that type's shape: a `text` part's `text` is a string, a
+ * `tool_call`'s `tool_call_id` and `tool_name` are strings and its `args` an object, a
+ * `tool_result` has a string `tool_call_id` and a `result`, a `tool_error` a string
+ * `tool_call_id`, `error_type` and `message`. A part of a known type with another shape is kept
+ * whole as sent (and reported as `invalid-part`), so `part.type === "text"` alone does not make
+ * `part.text` a string; this guard does:
+ *
+ * ```ts
+ * onPart: (part) => { if (isAgentxPart(part, "text")) out.textContent += part.text; }
+ * ```
+ */
+export function isAgentxPart<T extends keyof AgentxPartOfType>(part: AgentxPart, type: T): part is AgentxPart & AgentxPartOfType[T] {
+  const p = part as { [key: string]: JsonValue | undefined };
+  if (p.type !== type) return false;
+  switch (type) {
+    case "text":
+      return typeof p.text === "string";
+    case "tool_call":
+      return typeof p.tool_call_id === "string" && typeof p.tool_name === "string" && isJsonObject(p.args);
+    case "tool_result":
+      return typeof p.tool_call_id === "string" && p.result !== undefined;
+    default:
+      return typeof p.tool_call_id === "string" && typeof p.error_type === "string" && typeof p.message === "string";
+  }
+}
+
+function isJsonObject(v: JsonValue | undefined): boolean {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 /** An update of an AgentX chat: a stream update of round `round` (0 for the first `POST /chat`). */
 export type AgentxChatUpdate = AgentxStreamUpdate & { round: number };
@@ -108,7 +150,7 @@ function dispatch(h: AgentxHandlers, u: AgentxChatUpdate): void {
     case "part": {
       const at = { round, messageIndex: u.messageIndex, partIndex: u.partIndex };
       h.onPart?.(u.part, at);
-      if (u.part.type === "tool_call") h.onToolCall?.(u.part as AgentxToolCallPart, at);
+      if (isAgentxPart(u.part, "tool_call")) h.onToolCall?.(u.part, at);
       break;
     }
     case "textDelta":

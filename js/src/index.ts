@@ -48,12 +48,13 @@ export { AcpClient, AcpRunHandle, acpMessage } from "./acp.js";
 export type { AcpClientOptions, AcpInput, AcpPartTarget, AcpRunHandlers, AcpRunOptions } from "./acp.js";
 export { RunSession, toBody } from "./run.js";
 export type { BodyInput, RunSessionOptions, RunSessionStep, RunSessionView, StateChangeListener } from "./run.js";
-export { AgentxChat, AgentxClient, agentxUserMessage } from "./agentx.js";
+export { AgentxChat, AgentxClient, agentxUserMessage, isAgentxPart } from "./agentx.js";
 export type {
   AgentxChatOptions,
   AgentxChatUpdate,
   AgentxClientOptions,
   AgentxHandlers,
+  AgentxPartOfType,
   AgentxPartTarget,
   AgentxTarget,
 } from "./agentx.js";

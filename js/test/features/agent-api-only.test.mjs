@@ -82,4 +82,5 @@ test("what the build left out throws a typed feature-not-built error", () => {
   // A TypeScript helper over a left-out export names itself, not the export.
   assert.throws(() => aw.agentxUserMessage("hi"), (e) => e.code === "feature-not-built" && e.details.name === "agentxUserMessage");
   assert.equal(aw.acpMessage("hi").parts[0].content, "hi", "acpMessage works in every build");
+  assert.equal(aw.isAgentxPart({ type: "text", text: "a" }, "text"), true, "so does isAgentxPart");
 });

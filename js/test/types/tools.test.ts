@@ -8,6 +8,7 @@ import {
   ToolRegistry,
   agentxUserMessage,
   applyPartialChanges,
+  isAgentxPart,
   type AgentRequest,
   type AgentxChat,
   type AgentxChatRequest,
@@ -86,6 +87,18 @@ export async function tools(): Promise<void> {
   assertType<Equal<typeof chat, AgentxChat>>();
   assertType<Equal<typeof chat.messages, Promise<AgentxMessage[]>>>();
   for await (const u of chat) assertType<Equal<typeof u, AgentxChatUpdate>>();
+  // A part's type alone does not narrow (a known type may come with another shape); the guard does.
+  x.chat([agentxUserMessage("hi")], {
+    onPart: (part) => {
+      // @ts-expect-error `text` may be any JSON value until the shape is checked
+      const unchecked: string = part.type === "text" ? part.text : "";
+      void unchecked;
+      if (isAgentxPart(part, "text")) assertType<Equal<typeof part.text, string>>();
+      if (isAgentxPart(part, "tool_call")) assertType<Equal<typeof part.tool_name, string>>();
+    },
+  });
+  // @ts-expect-error the part types are named
+  isAgentxPart({ type: "text", text: "a" }, "image");
   // @ts-expect-error messages are AgentX messages
   x.chat([{ text: "hi" }]);
   x.chat([agentxUserMessage("hi")], null, null);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { agentwire, server, getJson, collect } from "../helpers.mjs";
 
-const { AgentxClient, AgentxStreamDecoder, ProtocolError, agentxUserMessage } = await agentwire();
+const { AgentxClient, AgentxStreamDecoder, ProtocolError, agentxUserMessage, isAgentxPart } = await agentwire();
 
 // "Communication and Message Architecture" (dustland/roboco docs/arch/04-communication.md), §3.1–3.3,
 // whitespace included (as in tests/agentx.rs).
@@ -299,8 +299,17 @@ test("a call with arguments that are not an object is answered with a VALIDATION
     return { status: "success" };
   });
   const start = received.length;
-  const messages = await client.chat([agentxUserMessage("Write a file")], { onWarning: (w) => warnings.push(w.code) }).messages;
+  const calls = [];
+  const parts = [];
+  const messages = await client.chat([agentxUserMessage("Write a file")], {
+    onWarning: (w) => warnings.push(w.code),
+    onToolCall: (call, at) => calls.push([at.round, call.args]),
+    onPart: (part) => parts.push(["text", "tool_call"].map((type) => isAgentxPart(part, type))),
+  }).messages;
   assert.deepEqual(ran, [{ path: "/a.txt", content: "a" }]);
+  // onToolCall gets the well-formed call only; the guard tells the two tool_call parts apart.
+  assert.deepEqual(calls, [[1, { path: "/a.txt", content: "a" }]]);
+  assert.deepEqual(parts, [[false, false], [false, true], [true, false]]);
   const sent = received.slice(start).map((r) => r.request.messages.at(-1).parts[0]);
   assert.equal(sent.length, 3, "three POST /chat");
   assert.equal(sent[1].type, "tool_error");
