@@ -208,9 +208,9 @@ impl Transport {
             signal,
         )?;
         let aborted = || is_aborted(signal);
-        let response = send(self.fetch.as_ref(), &request, aborted, None).await?;
+        let response = send(self.fetch.as_ref(), &request, &aborted, None).await?;
         if !response.ok() {
-            let body = error_body(&response, aborted).await?;
+            let body = error_body(&response, &aborted).await?;
             return Err(js_error(&decode_error(response.status(), &body)));
         }
         Ok(response)
@@ -797,7 +797,7 @@ impl Shared {
 
     /// Reads a `text/event-stream` answer to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
-        let reader = event_stream_reader(&response, || self.aborted()).await?;
+        let reader = event_stream_reader(&response, &|| self.aborted()).await?;
         let mut buf = Vec::new();
         loop {
             let chunk = match JsFuture::from(reader.read()).await {

@@ -425,14 +425,14 @@ impl Call {
             self.signal.as_ref(),
         )?;
         let aborted = || self.aborted();
-        let response = send(self.fetch.as_ref(), &request, aborted, None).await?;
+        let response = send(self.fetch.as_ref(), &request, &aborted, None).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
-                body: error_body(&response, aborted).await?,
+                body: error_body(&response, &aborted).await?,
             }));
         }
-        event_stream_reader(&response, aborted).await
+        event_stream_reader(&response, &aborted).await
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so

@@ -428,15 +428,15 @@ impl Call {
         // The stall timeout covers the wait for the answer's head too.
         let timeout = Some((self.stall_ms, &controller));
         let aborted = || self.aborted();
-        let response = send(self.fetch.as_ref(), &request, aborted, timeout).await?;
+        let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
-                body: error_body(&response, aborted).await?,
+                body: error_body(&response, &aborted).await?,
             }));
         }
         Ok(Connection {
-            reader: event_stream_reader(&response, aborted).await?,
+            reader: event_stream_reader(&response, &aborted).await?,
             controller,
         })
     }

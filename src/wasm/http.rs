@@ -143,7 +143,7 @@ pub(crate) fn build_request(
 pub(crate) async fn send(
     fetch: Option<&Function>,
     request: &Request,
-    aborted: impl Fn() -> bool,
+    aborted: &dyn Fn() -> bool,
     timeout: Option<(u32, &AbortController)>,
 ) -> Result<Response, JsValue> {
     let network = |reason: String| js_error(&TransportError::Network { reason });
@@ -206,7 +206,7 @@ pub(crate) async fn within(promise: Promise, ms: u32) -> Result<Option<JsValue>,
 /// hide the abort).
 pub(crate) async fn error_body(
     response: &Response,
-    aborted: impl Fn() -> bool,
+    aborted: &dyn Fn() -> bool,
 ) -> Result<String, JsValue> {
     let body = text_of(response).await;
     if aborted() {
@@ -224,7 +224,7 @@ pub(crate) async fn error_body(
 /// that body was read.
 pub(crate) async fn event_stream_reader(
     response: &Response,
-    aborted: impl Fn() -> bool,
+    aborted: &dyn Fn() -> bool,
 ) -> Result<ReadableStreamDefaultReader, JsValue> {
     let ct = content_type(response);
     let media = ct.split(';').next().unwrap_or("").trim();
