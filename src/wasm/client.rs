@@ -474,17 +474,21 @@ impl Call {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
-            let over = {
+            let (stopped, done) = {
                 let decoder = self.decoder.borrow();
                 let assembler = decoder.inner().assembler();
-                assembler.is_stopped() || assembler.is_done()
+                (assembler.is_stopped(), assembler.is_done())
             };
-            if over {
-                // The response reached a terminal status (`response` resolves with it, whether
-                // or not the server closes), or strict mode or a limit ended the stream (the
-                // response is `incomplete`): nothing more is read, the request is closed.
+            if stopped || done {
+                // Nothing more is read: the response reached a terminal status (`response`
+                // resolves with it, whether or not the server closes), or strict mode or a limit
+                // ended the stream (the response is `incomplete`). Cancelling the body closes the
+                // connection (a `fetch` that tees the body keeps its other branch); a stopped
+                // stream's request is aborted too, as the strict mode's error ends it.
                 let _ = connection.reader.cancel();
-                connection.controller.abort();
+                if stopped {
+                    connection.controller.abort();
+                }
                 return Read::Ended;
             }
         }

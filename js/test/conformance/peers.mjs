@@ -36,7 +36,8 @@ export function recordingFetch() {
     const res = await fetch(req);
     if (!res.body) return res;
     const [a, b] = res.body.tee();
-    (async () => { for await (const c of b) chunks.push(c); })();
+    // The client may close the request (an abort errors this branch too): what came is kept.
+    (async () => { for await (const c of b) chunks.push(c); })().catch(() => {});
     return new Response(a, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
   f.bytes = () => Buffer.concat(chunks);
