@@ -72,36 +72,39 @@ impl Utf16Pieces {
     /// # Errors
     /// `invalid-argument` (`details.what` = `what`) if `piece` is not a string.
     pub(crate) fn text(&mut self, piece: &JsValue, what: &str) -> Result<String, JsValue> {
-        let Some(piece) = piece.dyn_ref::<js_sys::JsString>() else {
+        let Some(mut text) = piece.as_string() else {
             let found = piece.js_typeof().as_string().unwrap_or_default();
             let reason = ["expected a string, got ", &found].concat();
             return Err(super::error::invalid_argument(what, &reason));
         };
-        let unit = |i: u32| piece.char_code_at(i) as u16;
+        const REPLACEMENT: &str = "\u{FFFD}";
+        // The conversion made a lone half U+FFFD: the code units are looked at only when a half
+        // is held or the text ends with U+FFFD (one call per push otherwise).
+        if self.held.is_none() && !text.ends_with(REPLACEMENT) {
+            return Ok(text);
+        }
+        let piece: &js_sys::JsString = piece.unchecked_ref();
         let len = piece.length();
-        let mut text = String::new();
+        let unit = |i: u32| piece.char_code_at(i) as u16;
         let mut start = 0;
+        let mut joined = String::new();
         if let Some(high) = self.held.take() {
-            let next = (len > 0).then(|| unit(0));
-            match char::decode_utf16([high, next.unwrap_or(0)]).next() {
-                Some(Ok(c)) if next.is_some() => {
-                    text.push(c);
+            match char::decode_utf16([high, if len > 0 { unit(0) } else { 0 }]).next() {
+                Some(Ok(c)) if len > 0 => {
+                    // The low half read as U+FFFD: the character replaces it.
+                    joined.push(c);
+                    text.replace_range(..REPLACEMENT.len(), "");
                     start = 1;
                 }
-                _ => text.push(char::REPLACEMENT_CHARACTER),
+                _ => joined.push(char::REPLACEMENT_CHARACTER),
             }
         }
-        let mut end = len;
-        if end > start && (0xD800..0xDC00).contains(&unit(end - 1)) {
-            self.held = Some(unit(end - 1));
-            end -= 1;
+        if len > start && (0xD800..0xDC00).contains(&unit(len - 1)) {
+            self.held = Some(unit(len - 1));
+            text.truncate(text.len() - REPLACEMENT.len());
         }
-        if start == 0 && end == len {
-            text.push_str(&String::from(piece));
-        } else {
-            text.push_str(&String::from(&piece.slice(start, end)));
-        }
-        Ok(text)
+        joined.push_str(&text);
+        Ok(joined)
     }
 
     /// The held half, as U+FFFD (the text ends without its other half); `""` if none.
