@@ -170,7 +170,12 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     // the client no request is under way, so the abort settles it here.
     const abortedRun = new Promise<never>((_, reject) => {
       const onAbort = (): void => {
-        const details = call.runId === undefined ? {} : { run: call.snapshot() };
+        let details = {};
+        try {
+          if (call.runId !== undefined) details = { run: call.snapshot() };
+        } catch {
+          // The call is in use (an abort from inside one of its methods): no run in the details.
+        }
         reject(new ProtocolError("aborted", "the request was aborted", details));
       };
       if (signal.aborted) onAbort();
