@@ -63,18 +63,17 @@ use crate::json::Fields;
 #[serde(rename_all = "camelCase", default)]
 pub struct Limits {
     /// Largest assembled message, in bytes (the sum of its parts' sizes). Default
-    /// [`Limits::DEFAULT_MAX_MESSAGE_SIZE`], 64 MiB.
+    /// 64 MiB.
     pub max_message_size: usize,
-    /// Most parts (Agent API contents) in one message. Default [`Limits::DEFAULT_MAX_PARTS`],
-    /// 10,000.
+    /// Most parts (Agent API contents) in one message. Default 10,000.
     pub max_parts: usize,
-    /// Largest part, in bytes. Default [`Limits::DEFAULT_MAX_PART_SIZE`], 32 MiB.
+    /// Largest part, in bytes. Default 32 MiB.
     pub max_part_size: usize,
     /// Deepest nesting of JSON arrays and objects in one event's data (a top-level object is level
-    /// 1). Default [`Limits::DEFAULT_MAX_DEPTH`], 64.
+    /// 1). Default 64.
     pub max_depth: usize,
-    /// Most bytes of the whole stream (every connection of a resumed stream counted), or `None`
-    /// for no limit (the default).
+    /// Most bytes of the whole stream (every connection of a resumed stream counted); absent for no
+    /// limit (the default).
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub max_stream_bytes: Option<u64>,
 }

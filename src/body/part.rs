@@ -72,7 +72,7 @@ pub struct Part {
     /// What the part is (default `text`; `data` when reading JSON without `type`… see the mapping).
     #[serde(rename = "type", default = "default_kind")]
     pub kind: PartKind,
-    /// A POSIX absolute path (`/sources/1`), unique in its message; `None` for main content.
+    /// A POSIX absolute path (`/sources/1`), unique in its message; absent for main content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The MIME content type, e.g. `text/plain`, `image/png` (default `text/plain`).

@@ -49,7 +49,7 @@ pub struct PayloadLimits {
     /// The largest part, in bytes of its JSON re-serialized compactly (default 5 MiB, 5,242,880).
     pub max_part_bytes: usize,
     /// The deepest nesting of JSON arrays and objects (default 64; the message object is level 1,
-    /// `parts` level 2, a part level 3). serde_json itself stops at 128.
+    /// `parts` level 2, a part level 3). The JSON reader itself stops at 127.
     pub max_depth: usize,
 }
 
@@ -162,7 +162,7 @@ impl PayloadError {
 pub struct PayloadReport {
     /// Whether the payload is a valid message (no errors).
     pub ok: bool,
-    /// Every problem found, in the order of the [steps](validate_payload#steps).
+    /// Every problem found, in the order of the checks (the steps of [`validate_payload`]).
     pub errors: Vec<PayloadError>,
 }
 

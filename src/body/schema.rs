@@ -112,7 +112,7 @@ pub struct Violation {
     /// A readable sentence naming the part, e.g.
     /// `/sources/2: content type text/html does not match text/x-uri`.
     pub message: String,
-    /// The part's position in the message (0-based); `None` for message-level violations such as
+    /// The part's position in the message (0-based); `null` for message-level violations such as
     /// `missing-required-part`.
     pub part_index: Option<usize>,
     /// The part's name; for `missing-required-part`, the schema part's name pattern.

@@ -24,9 +24,9 @@ pub struct PartialJsonLimits {
     /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64 (for a
     /// tool call's arguments, [`StreamedArguments`](crate::tool::StreamedArguments) defaults to
     /// [`MAX_ARGUMENTS_DEPTH`](crate::tool::MAX_ARGUMENTS_DEPTH), 127, the depth validation reads).
-    /// `serde_json` refuses more than 127 whatever this says. Keep it in the hundreds at most:
-    /// each token walks from the root to the open value, and a `serde_json::Value` is dropped
-    /// recursively (thousands of levels overflow the stack when the value is dropped).
+    /// The JSON reader refuses more than 127 whatever this says. Keep it in the hundreds at most:
+    /// each token walks from the root to the open value, and a value is dropped recursively
+    /// (thousands of levels overflow the stack when the value is dropped).
     pub max_depth: usize,
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).

@@ -430,9 +430,7 @@ impl ArgumentProblem {
 /// result.
 ///
 /// JSON (camelCase): `{"errorType": "VALIDATION", "message": "Validation failed for tool
-/// 'write_file': Missing required argument 'path'.", "problems": [{…}]}`. As a Rust error its
-/// [`code`](ErrorCode::code) is `unknown-tool`, `invalid-arguments-json`,
-/// `arguments-not-object`, `tool-validation` or `tool-execution`.
+/// 'write_file': Missing required argument 'path'.", "problems": [{…}]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -495,6 +493,8 @@ impl ToolError {
     }
 }
 
+/// As a Rust error, a [`ToolError`]'s code is `unknown-tool`, `invalid-arguments-json`,
+/// `arguments-not-object`, `tool-validation` or `tool-execution`.
 impl ErrorCode for ToolError {
     fn code(&self) -> &'static str {
         if self.error_type == ToolErrorType::Execution {

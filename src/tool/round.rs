@@ -82,9 +82,8 @@ impl CheckedToolCall {
 /// JSON (camelCase, tagged by `type`): `{"type": "result", "callId": "…", "toolName": "…",
 /// "value": <the tool's result>}` or `{"type": "error", "callId": "…", "toolName": "…", "error":
 /// {ToolError}}`. Every field named is required; others are ignored.
-///
-/// Read as a JSON object, then by hand on its `type` (see [`ToolOutcome::from_map`]); written as
-/// serde's internally tagged enum.
+// Read as a JSON object, then by hand on its `type` (`ToolOutcome::from_map`); written as serde's
+// internally tagged enum.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(

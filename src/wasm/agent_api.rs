@@ -457,7 +457,7 @@ impl JsRequestBuilder {
         self.try_update(|b| b.n(n as u32))
     }
 
-    /// Sampling seed, an integer from -2^63 to below 2^63 (an `i64`).
+    /// Sampling seed, an integer from -2^63 to below 2^63 (64 bits, signed).
     ///
     /// # Errors
     /// `parameter-out-of-range` (`details.value` as given) for a fraction, `NaN`, an infinity or
@@ -541,7 +541,7 @@ pub fn validate_agent_request(request: Ts<AgentRequest>) -> Result<Ts<AgentReque
     to_ts(&r)
 }
 
-/// The body view of one Agent API content (as `Message::body` maps it), for a content of a message
+/// The body view of one Agent API content (as a message's `body()` maps it), for a content of a message
 /// of `messageType` whose status is `messageStatus`.
 ///
 /// # Errors

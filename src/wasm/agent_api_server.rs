@@ -23,7 +23,7 @@ use crate::dialect::agent_api::{
 /// `invalid-argument` if `event` cannot be converted to JSON (a function, a `BigInt`, a cycle);
 /// `invalid-event` (with `details.data`) if it is not a JSON object (`null`, a string) or if a
 /// member has the wrong type for its event (a content's `index` that is not a number). The object
-/// is read as a client reads an event (`AgentEvent::parse`) and written from what was read: a
+/// is read as a client reads an event and written from what was read: a
 /// `response` or `message` gets the members it lacks (`output: []`, `content: []`), the known
 /// members come in the model's order, unknown ones after them, as they were.
 #[wasm_bindgen(js_name = encodeAgentEvent)]

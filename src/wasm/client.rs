@@ -65,7 +65,7 @@ pub struct AgentClientConfig {
     /// before the response ended) and the server gave SSE `id`s, reconnect with `GET` to
     /// `resume.path` (default `/process/resume/{responseId}`) sending `Last-Event-ID`, waiting the
     /// server's `retry` time (or `initialDelayMs`, default 500 ms), doubled at each attempt up to
-    /// 30 s (a server's longer `retry` is kept; see `agentwire::transport::reconnect_wait_ms`), at
+    /// 30 s (a server's longer `retry` is kept), at
     /// most `maxAttempts` (default 3) times. The request is never re-POSTed. Off when absent.
     #[tsify(optional)]
     pub resume: Option<ResumeConfig>,

@@ -10,7 +10,7 @@ use crate::url::UrlClass;
 /// (see the Rust `url` module's table). Render only URLs whose `safe` is `true`.
 ///
 /// # Errors
-/// None in practice (a conversion failure would be an `internal-error`).
+/// Never in practice (a conversion failure would be an `internal-error`).
 #[wasm_bindgen(js_name = classifyUrl)]
 pub fn classify_url(url: &str) -> Result<Ts<UrlClass>, JsValue> {
     to_ts(&crate::url::classify_url(url))

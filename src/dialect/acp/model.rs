@@ -22,7 +22,7 @@ use agentwire_core::json::Fields;
 
 /// Who wrote a message: `"user"`, `"agent"` or `"agent/<name>"` (the SDK's `Message.role`, pattern
 /// `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$`, default `"user"`). Kept as sent, even when it does not
-/// match the pattern (see [`Role::is_valid`]).
+/// match the pattern (see [`is_valid`](Role::is_valid)).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(
     target_arch = "wasm32",
@@ -294,7 +294,7 @@ pub(crate) fn plain() -> Option<ContentEncoding> {
 ///
 /// A part carries inline `content` (text, or base64 when `content_encoding` is `base64`) or a
 /// `content_url`, not both. Absent fields take the SDK's defaults (`content_type` `"text/plain"`,
-/// `content_encoding` `"plain"`); an explicit `null` is kept as `None`.
+/// `content_encoding` `"plain"`); an explicit `null` is kept as `null` (no default).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(Deserialize))]
 #[cfg_attr(

@@ -41,8 +41,8 @@ wire_enum! {
 }
 
 /// A message (`Message {id, role, parts}`): one entry of a conversation, or one packet of a
-/// streamed response (packets with the same `id` are one logical message; see
-/// [`Message::append_packet`]).
+/// streamed response (packets with the same `id` are one logical message, joined by the
+/// assembler as [`Message::append_packet`](Message::append_packet) does).
 ///
 /// Wire shape: `{"id": "msg_<32 hex>", "role": "user" | "assistant", "parts": [Part…]}` plus any
 /// unknown fields (kept in [`extra`](Self::extra)). `role` and `parts` are required when reading; `id`
@@ -71,19 +71,23 @@ pub struct Message {
 
 /// One part of a [`Message`], told apart by its `type`.
 ///
-/// | `type` | fields | variant |
-/// |---|---|---|
-/// | `text` | `text` (string) | [`Part::Text`] |
-/// | `tool_call` | `tool_call_id` (string), `tool_name` (string), `args` (object) | [`Part::ToolCall`] |
-/// | `tool_result` | `tool_call_id` (string), `result` (any JSON, `null` included) | [`Part::ToolResult`] |
-/// | `tool_error` | `tool_call_id` (string), `error_type` (string), `message` (string) | [`Part::ToolError`] |
-/// | anything else | anything | [`Part::Other`], kept whole |
+/// | `type` | fields |
+/// |---|---|
+/// | `text` | `text` (string) |
+/// | `tool_call` | `tool_call_id` (string), `tool_name` (string), `args` (object) |
+/// | `tool_result` | `tool_call_id` (string), `result` (any JSON, `null` included) |
+/// | `tool_error` | `tool_call_id` (string), `error_type` (string), `message` (string) |
+/// | anything else | anything: the part is kept whole |
 ///
 /// A part whose `type` is one of the four but whose fields do not have these shapes (say a `text`
-/// part without `text`, or `args` that is a string) is not rejected either: it is kept whole as
-/// [`Part::Other`], and the assembler reports it (`invalid-part`). Reading never fails on a part
-/// that is a JSON object. (The tool loop still answers a `tool_call` part whose only fault is its
-/// `args` with a `VALIDATION` error: see [`check_tool_calls`](crate::tool::round::check_tool_calls).)
+/// part without `text`, or `args` that is a string) is not rejected either: it is kept whole, as
+/// a part of an unknown type is, and the assembler reports it (`invalid-part`). Reading never
+/// fails on a part that is a JSON object. (The tool loop still answers a `tool_call` part whose
+/// only fault is its `args` with a `VALIDATION` error.)
+///
+/// In Rust the four types are the variants [`Part::Text`], [`Part::ToolCall`],
+/// [`Part::ToolResult`] and [`Part::ToolError`]; a part kept whole is a [`Part::Other`] (see
+/// [`check_tool_calls`](crate::tool::round::check_tool_calls) for the tool loop's answer).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
@@ -195,7 +199,7 @@ pub struct ToolErrorPart {
     pub extra: JsonMap,
 }
 
-/// The body of `POST /chat` ([`ChatRequest::PATH`]): the conversation so far.
+/// The body of `POST /chat`: the conversation so far.
 ///
 /// The document shows the request only as "`POST /chat` (User Message)" (§4.1, §4.2) and gives no
 /// body schema, so agentwire sends `{"messages": [Message…]}`: every message of the conversation,

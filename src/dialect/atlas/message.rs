@@ -176,9 +176,9 @@ pub struct ToolCall {
 /// `{"name": "get_weather", "result": {"temp": 22}, "call_id": "…", "status": "success", "error": null}`.
 ///
 /// Reading: `name` and `call_id` (strings) are required; a missing `result` reads as `null`, a
-/// missing or `null` `status` as `success` (the reference's default), a missing `error` as `None`.
-/// Writing: `error` is always written, `null` when `None`, as the reference's `add_tool_result`
-/// does.
+/// missing or `null` `status` as `success` (the reference's default), a missing `error` as no
+/// error. Writing: `error` is always written, `null` when there is none, as the reference's
+/// `add_tool_result` does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
@@ -220,25 +220,18 @@ pub struct ToolResult {
 /// }
 /// ```
 ///
-/// `source_agent` and `target_agent` are written as `null` when `None`, as the reference does.
+/// `source_agent` and `target_agent` are written as `null` when not set, as the reference does.
 /// Fields the format does not define are kept in [`extra`](Self::extra) and written back after the
 /// known ones, so a message read from JSON and written again keeps them.
 ///
 /// # Round trips
 ///
-/// A message survives [`to_json`](Self::to_json) → [`from_json`](Self::from_json) (and
-/// [`to_value`](Self::to_value) → [`from_value`](Self::from_value), and
-/// [`to_body`](Self::to_body) → [`from_body`](Self::from_body)) unchanged, floats included, as
-/// long as its `timestamp` is finite (JSON has no NaN or infinity: a non-finite timestamp is
-/// written as `null`), `metadata.type`, when present, is a string or `null`, and no `extra` key
-/// names a known field. In the other direction, JSON → message → JSON keeps every key and value
-/// except what reading fills in (a generated `id`, `"status": "success"`, `"error": null`,
-/// `null` agents) and the order of keys.
-///
-/// The serde implementations are the same: `Serialize` writes [`to_value`](Self::to_value)'s
-/// JSON, `Deserialize` reads leniently like [`from_value`](Self::from_value). Read JSON text with
-/// [`from_json`](Self::from_json), not `serde_json::from_str`: serde_json's default float parsing
-/// can be one ULP off (see the module documentation).
+/// A message written as JSON and read back is unchanged, floats included, as long as its
+/// `timestamp` is finite (JSON has no NaN or infinity: a non-finite timestamp is written as
+/// `null`), `metadata.type`, when present, is a string or `null`, and no `extra` key names a
+/// known field. In the other direction, JSON → message → JSON keeps every key and value except
+/// what reading fills in (a generated `id`, `"status": "success"`, `"error": null`, `null`
+/// agents) and the order of keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
@@ -272,16 +265,17 @@ pub struct StructuredMessage {
     pub extra: JsonMap,
 }
 
-/// How strictly [`StructuredMessage::from_value_with`] and [`StructuredMessage::from_json_with`]
-/// read.
+/// How strictly a message is read: by `StructuredMessage.fromJSON` in JavaScript, by
+/// [`from_value_with`](StructuredMessage::from_value_with) and
+/// [`from_json_with`](StructuredMessage::from_json_with) in Rust.
 ///
 /// Both modes reject wrong types (`wrong-type`) and a missing `content` (`missing-field`), and
 /// both keep unknown fields.
 ///
 /// | | lenient (default) | strict |
 /// |---|---|---|
-/// | unknown `metadata.type` | kept (`MessageType::Other`) | `unknown-message-type` |
-/// | unknown tool result `status` | kept (`ToolStatus::Other`) | `unknown-tool-status` |
+/// | unknown `metadata.type` | kept as sent | `unknown-message-type` |
+/// | unknown tool result `status` | kept as sent | `unknown-tool-status` |
 /// | missing `metadata`, `task_id`, `timestamp` | `{}`, a new UUID v4, now | `missing-field` (as the reference's `from_dict`) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(
@@ -343,6 +337,15 @@ pub trait ArgumentCheck {
     fn check(&self, tool_name: &str, args: &Value) -> Result<(), Self::Error>;
 }
 
+/// The round trips of the struct's documentation hold for [`to_json`](Self::to_json) →
+/// [`from_json`](Self::from_json), [`to_value`](Self::to_value) →
+/// [`from_value`](Self::from_value) and [`to_body`](Self::to_body) →
+/// [`from_body`](Self::from_body).
+///
+/// The serde implementations are the same: `Serialize` writes [`to_value`](Self::to_value)'s
+/// JSON, `Deserialize` reads leniently like [`from_value`](Self::from_value). Read JSON text with
+/// [`from_json`](Self::from_json), not `serde_json::from_str`: serde_json's default float parsing
+/// can be one ULP off (see the module documentation).
 impl StructuredMessage {
     /// A message with `content`, empty `metadata`, a new `task_id` (UUID v4), the current time,
     /// no tool calls or results and no agents (the reference's `StructuredMessage(content)`).
