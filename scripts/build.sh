@@ -150,6 +150,8 @@ shopt -u nullglob
 # The generated .d.ts describe the raw wasm exports with `any`; they are internal (not in the
 # package's exports map) but are type-checked by users' compilers: make them `unknown`.
 node scripts/no-any.mjs "$out"/{web,bundler,node}/agentwire.d.ts "$out"/{web,bundler,node}/agentwire_bg.wasm.d.ts
+# Their doc comments come from the Rust sources: rustdoc links become their text, doctests go.
+node scripts/dts-docs.mjs "$out"/{web,bundler,node}/agentwire.d.ts
 
 # The TypeScript layer (js/src), compiled once next to the browser build's glue and copied into the
 # other targets: each target directory then holds index.js and the glue it imports (./agentwire.js).

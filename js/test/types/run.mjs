@@ -1,5 +1,7 @@
 // Type tests: (1) the public API type-checks as documented (api.test.ts, strict tsc, with
-// @ts-expect-error for what must not compile); (2) no shipped .d.ts declares `any`.
+// @ts-expect-error for what must not compile); (2) no shipped .d.ts declares `any`; (3) their doc
+// comments (copied from the Rust sources by wasm-bindgen and tsify) hold no Rust syntax: no
+// rustdoc links, Rust paths, `None` or Rust examples.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +11,15 @@ execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "js/test/typ
 console.log("types: api.test.ts type-checks");
 
 const found = [];
+const rustInDocs = [];
+// A rustdoc link "[x](Self::x)", "[x](self)"; a Rust path `Part::Other`, `serde_json`; `None`; a
+// fenced block without a language (a doctest).
+const rustSyntax = [
+  /\]\((?:self|Self|crate|super)\b[^)]*\)/,
+  /\]\([A-Z]\w*::\w+\)/,
+  /\b[A-Za-z_]\w*::[A-Za-z_]\w*/,
+  /`None`|\bserde_json\b/,
+];
 const walk = (dir) => {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
@@ -17,6 +28,16 @@ const walk = (dir) => {
       // `any` as a type (not inside comments).
       const code = readFileSync(p, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
       for (const m of code.matchAll(/(?:[:<(|,]|=>)\s*any\b(?!\w)/g)) found.push(`${p}: ${m[0]}`);
+      const text = readFileSync(p, "utf8");
+      for (const doc of text.match(/\/\*\*[\s\S]*?\*\//g) ?? []) {
+        const lines = doc.replace(/https?:\/\/\S+/g, "").split("\n");
+        lines.forEach((line, i) => {
+          if (rustSyntax.some((re) => re.test(line))) rustInDocs.push(`${p}: ${line.trim()}`);
+          // A fence that opens a block (an odd one) must name its language (json, js, ts).
+          if (/^\s*\* ```\s*$/.test(line) && lines.slice(0, i).filter((l) => /^\s*\* ```/.test(l)).length % 2 === 0)
+            rustInDocs.push(`${p}: a code block without a language (a Rust doctest?)`);
+        });
+      }
     }
   }
 };
@@ -26,3 +47,8 @@ if (found.length) {
   process.exit(1);
 }
 console.log("types: no `any` in any .d.ts of pkg/");
+if (rustInDocs.length) {
+  console.error("Rust syntax in the package's doc comments:\n" + rustInDocs.join("\n"));
+  process.exit(1);
+}
+console.log("types: no Rust syntax in the doc comments of pkg/'s .d.ts");
