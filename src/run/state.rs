@@ -8,7 +8,7 @@ use super::schema::{CommunicationSchema, Move, Party, Transition};
 use super::RunError;
 use crate::body::{Body, BodySchema, Violation};
 
-/// One message of a run, as the run accepted it ([`Run::apply`](Run::apply)).
+/// One message of a run, as the run accepted it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]

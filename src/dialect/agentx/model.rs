@@ -41,8 +41,8 @@ wire_enum! {
 }
 
 /// A message (`Message {id, role, parts}`): one entry of a conversation, or one packet of a
-/// streamed response (packets with the same `id` are one logical message, joined by the
-/// assembler as [`Message::append_packet`](Message::append_packet) does).
+/// streamed response (packets with the same `id` are one logical message, which the assembler
+/// joins).
 ///
 /// Wire shape: `{"id": "msg_<32 hex>", "role": "user" | "assistant", "parts": [Part…]}` plus any
 /// unknown fields (kept in [`extra`](Self::extra)). `role` and `parts` are required when reading; `id`
@@ -84,10 +84,6 @@ pub struct Message {
 /// a part of an unknown type is, and the assembler reports it (`invalid-part`). Reading never
 /// fails on a part that is a JSON object. (The tool loop still answers a `tool_call` part whose
 /// only fault is its `args` with a `VALIDATION` error.)
-///
-/// In Rust the four types are the variants [`Part::Text`], [`Part::ToolCall`],
-/// [`Part::ToolResult`] and [`Part::ToolError`]; a part kept whole is a [`Part::Other`] (see
-/// [`check_tool_calls`](crate::tool::round::check_tool_calls) for the tool loop's answer).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
