@@ -80,7 +80,7 @@ export interface AcpRunHandlers {
 /**
  * Options of `AcpClient.run`: the handlers, the wasm run's generated `AcpRunConfig` (`mode`,
  * `sessionId`, `pollInterval`, `strict`, `joinText`, `batch`, `maxEventSize`, `limits`,
- * `checkInput`), and `signal`.
+ * `checkInput`, `stallTimeoutMs`), and `signal`.
  */
 export interface AcpRunOptions extends AcpRunHandlers, AcpRunConfig {
   /** Aborts the run's requests (locally: use `cancel()` to cancel it on the server). */

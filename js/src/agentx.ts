@@ -112,7 +112,7 @@ export interface AgentxHandlers extends ToolLoopHandlers<AgentxChatRequest> {
 
 /**
  * Options of one `AgentxClient.chat` call: the decoder's generated `AgentxStreamOptions` (`batch`,
- * `maxEventSize`, `strict`, `limits`), and these.
+ * `maxEventSize`, `strict`, `limits`, `stallTimeoutMs`), and these.
  */
 export interface AgentxChatOptions extends AgentxStreamOptions {
   /** Aborts the chat (the request, or the tool running); it then rejects with code `aborted`. */

@@ -22,7 +22,8 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, copy_bytes, credentials_option, describe, error_body, event_stream_reader,
-    fetch_option, name_failure, promise, read_chunk, send, sleep, Chunk, HeaderList,
+    fetch_option, name_failure, promise, read_chunk, request_signal, send, sleep, within, Chunk,
+    HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -138,6 +139,12 @@ pub struct AcpRunConfig {
     /// `agent(name)`), before sending (default `true`).
     #[tsify(optional)]
     pub check_input: Option<bool>,
+    /// Milliseconds a request of the run may wait for its answer's head, and a stream for its next
+    /// byte, before the run fails with `stalled` (`details.timeoutMs`). Default 90,000; 0
+    /// disables. A `sync` run's `POST` is answered when the run stops, so its wait is not
+    /// limited.
+    #[tsify(optional)]
+    pub stall_timeout_ms: Option<u32>,
 }
 
 agentwire_core::deserialize_by_fields!(AcpRunConfig, "struct AcpRunConfig");
@@ -156,6 +163,7 @@ impl AcpRunConfig {
             max_event_size: f.optional("maxEventSize")?,
             limits: f.optional("limits")?,
             check_input: f.optional("checkInput")?,
+            stall_timeout_ms: f.optional("stallTimeoutMs")?,
         })
     }
 }
@@ -187,12 +195,15 @@ fn is_aborted(signal: Option<&AbortSignal>) -> bool {
 }
 
 impl Transport {
-    /// Sends `req`; a non-2xx answer is an `http-error` with the body's ACP error.
+    /// Sends `req`, waiting at most `stall_ms` for the answer's head (0: no limit); a non-2xx
+    /// answer is an `http-error` with the body's ACP error.
     async fn send(
         &self,
         req: &HttpRequest,
         signal: Option<&AbortSignal>,
+        stall_ms: u32,
     ) -> Result<Response, JsValue> {
+        let (controller, linked) = request_signal(signal)?;
         let own: Vec<(&str, &str)> = req
             .headers
             .iter()
@@ -205,10 +216,11 @@ impl Transport {
             &self.headers,
             req.body.as_deref(),
             self.credentials,
-            signal,
+            Some(&linked),
         )?;
         let aborted = || is_aborted(signal);
-        let response = send(self.fetch.as_ref(), &request, &aborted, None).await?;
+        let timeout = Some((stall_ms, &controller));
+        let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
         if !response.ok() {
             let body = error_body(&response, &aborted).await?;
             return Err(js_error(&decode_error(response.status(), &body)));
@@ -232,13 +244,14 @@ impl Transport {
         }
     }
 
-    /// Sends `req` and reads the answer's body.
+    /// Sends `req` and reads the answer's body (its head awaited at most `stall_ms`).
     async fn body(
         &self,
         req: &HttpRequest,
         signal: Option<&AbortSignal>,
+        stall_ms: u32,
     ) -> Result<String, JsValue> {
-        let response = self.send(req, signal).await?;
+        let response = self.send(req, signal, stall_ms).await?;
         self.text(&response, signal).await
     }
 }
@@ -327,7 +340,11 @@ impl JsAcpClient {
         let manifests = Rc::clone(&self.manifests);
         promise(async move {
             let text = transport
-                .body(&transport.client.list_agents(), None)
+                .body(
+                    &transport.client.list_agents(),
+                    None,
+                    DEFAULT_STALL_TIMEOUT_MS,
+                )
                 .await?;
             let agents = decode_agents(&text).map_err(|e| acp_err(&e))?;
             let mut known = manifests.borrow_mut();
@@ -348,7 +365,9 @@ impl JsAcpClient {
         let manifests = Rc::clone(&self.manifests);
         let request = transport.client.read_agent(name);
         promise(async move {
-            let text = transport.body(&request, None).await?;
+            let text = transport
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .await?;
             let agent: AgentManifest = agentwire_core::json::from_json_text(&text)
                 .map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
             manifests.borrow_mut().insert(agent.clone());
@@ -373,7 +392,9 @@ impl JsAcpClient {
         let transport = Rc::clone(&self.transport);
         let request = transport.client.read_run(run_id);
         promise(async move {
-            let text = transport.body(&request, None).await?;
+            let text = transport
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .await?;
             to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
         })
     }
@@ -387,7 +408,9 @@ impl JsAcpClient {
         let transport = Rc::clone(&self.transport);
         let request = transport.client.run_events(run_id);
         promise(async move {
-            let text = transport.body(&request, None).await?;
+            let text = transport
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .await?;
             to_js(&decode_events(&text).map_err(|e| acp_err(&e))?)
         })
     }
@@ -475,6 +498,7 @@ impl JsAcpClient {
             transport: Rc::clone(&self.transport),
             mode,
             poll_ms: config.poll_interval.unwrap_or(500),
+            stall_ms: config.stall_timeout_ms.unwrap_or(DEFAULT_STALL_TIMEOUT_MS),
             signal,
             sink,
             session: RefCell::new(session),
@@ -524,6 +548,8 @@ struct Shared {
     transport: Rc<Transport>,
     mode: RunMode,
     poll_ms: u32,
+    /// `stallTimeoutMs`: the longest wait for an answer's head or a stream's next byte.
+    stall_ms: u32,
     signal: Option<AbortSignal>,
     sink: Function,
     session: RefCell<AcpSession>,
@@ -773,7 +799,15 @@ impl Shared {
     /// POSTs a run or a resume and reads the answer as the mode says.
     async fn post(self: Rc<Self>, request: HttpRequest) -> Result<(), JsValue> {
         self.deliver()?;
-        let response = self.transport.send(&request, self.signal()).await?;
+        // A `sync` run's answer comes when the run stops: its wait is not a stall.
+        let stall_ms = match self.mode {
+            RunMode::Sync => 0,
+            _ => self.stall_ms,
+        };
+        let response = self
+            .transport
+            .send(&request, self.signal(), stall_ms)
+            .await?;
         if let Ok(Some(id)) = response.headers().get("run-id") {
             self.note_run_id(&id);
         }
@@ -800,14 +834,22 @@ impl Shared {
         let reader = event_stream_reader(&response, &|| self.aborted()).await?;
         let mut buf = Vec::new();
         loop {
-            let chunk = match JsFuture::from(reader.read()).await {
-                Ok(chunk) => chunk,
+            let chunk = match within(reader.read(), self.stall_ms).await {
+                Ok(Some(chunk)) => chunk,
                 Err(_) if self.aborted() => return Err(self.abort_error()),
-                Err(e) => {
-                    self.session.borrow_mut().finish();
-                    let failure = TransportError::Network {
-                        reason: describe(&e),
+                broke => {
+                    let failure = match broke {
+                        Err(e) => TransportError::Network {
+                            reason: describe(&e),
+                        },
+                        _ => {
+                            let _ = reader.cancel();
+                            TransportError::Stalled {
+                                timeout_ms: self.stall_ms,
+                            }
+                        }
                     };
+                    self.session.borrow_mut().finish();
                     // A handler that throws gives what it threw, as it would mid-stream.
                     self.deliver_failed(Some(&failure))?;
                     return Err(js_error(&failure));
@@ -857,7 +899,10 @@ impl Shared {
         let id = self.run_id().await?;
         let request = self.transport.client.run_events(&id);
         loop {
-            let text = self.transport.body(&request, self.signal()).await?;
+            let text = self
+                .transport
+                .body(&request, self.signal(), self.stall_ms)
+                .await?;
             let events = decode_events(&text).map_err(|e| acp_err(&e))?;
             let seen = self.events_seen.get();
             self.events_seen.set(seen.max(events.len()));
@@ -885,7 +930,10 @@ impl Shared {
         let id = self.run_id().await?;
         let request = self.transport.client.read_run(&id);
         loop {
-            let text = self.transport.body(&request, self.signal()).await?;
+            let text = self
+                .transport
+                .body(&request, self.signal(), self.stall_ms)
+                .await?;
             let run = decode_run(&text).map_err(|e| acp_err(&e))?;
             if run.status.is_terminal() {
                 self.session.borrow_mut().push_run(run);
@@ -1066,7 +1114,7 @@ impl JsAcpRunCall {
         Ok(promise(async move {
             let id = s.run_id().await?;
             let request = s.transport.client.cancel_run(&id);
-            let text = s.transport.body(&request, None).await?;
+            let text = s.transport.body(&request, None, s.stall_ms).await?;
             to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
         }))
     }

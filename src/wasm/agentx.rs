@@ -10,14 +10,14 @@ use js_sys::{Function, Promise, Reflect};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, byte_chunk, copy_bytes, credentials_option, describe, error_body,
-    event_stream_reader, fetch_option, name_failure, promise, read_chunk, send, Chunk, HeaderList,
+    event_stream_reader, fetch_option, name_failure, promise, read_chunk, request_signal, send,
+    within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -34,7 +34,7 @@ extern "C" {
 
     /// Per-chat options.
     #[wasm_bindgen(
-        typescript_type = "{ signal?: AbortSignal; batch?: boolean; maxEventSize?: number }"
+        typescript_type = "{ signal?: AbortSignal; batch?: boolean; maxEventSize?: number; stallTimeoutMs?: number }"
     )]
     pub type AgentxChatCallOptions;
 
@@ -62,6 +62,11 @@ pub struct AgentxStreamOptions {
     /// Limits on messages, parts, JSON depth and stream bytes.
     #[tsify(optional)]
     pub limits: Option<crate::limits::Limits>,
+    /// `AgentxClient` only: milliseconds without a byte, or before the answer's head, after which
+    /// the chat fails with `stalled` (`details.messages` holds what arrived). Default 90,000; 0
+    /// disables.
+    #[tsify(optional)]
+    pub stall_timeout_ms: Option<u32>,
 }
 
 agentwire_core::deserialize_by_fields!(AgentxStreamOptions, "struct AgentxStreamOptions");
@@ -75,6 +80,7 @@ impl AgentxStreamOptions {
             max_event_size: f.optional("maxEventSize")?,
             strict: f.optional("strict")?,
             limits: f.optional("limits")?,
+            stall_timeout_ms: f.optional("stallTimeoutMs")?,
         })
     }
 }
@@ -291,10 +297,14 @@ impl JsAgentxClient {
         let sink: Function = JsValue::from(sink)
             .dyn_into()
             .map_err(|_| invalid_argument("sink", "it is not a function"))?;
+        let stall_ms = stream_options
+            .stall_timeout_ms
+            .unwrap_or(DEFAULT_STALL_TIMEOUT_MS);
         let decoder = Rc::new(RefCell::new(JsAgentxStreamDecoder::with_options(
             stream_options,
         )));
         let call = Call {
+            stall_ms,
             url: self.url.clone(),
             headers: self.headers.clone(),
             credentials: self.credentials,
@@ -345,6 +355,7 @@ impl JsAgentxChatHandle {
 }
 
 struct Call {
+    stall_ms: u32,
     url: String,
     headers: HeaderList,
     credentials: Option<RequestCredentials>,
@@ -365,9 +376,20 @@ impl Call {
         let mut buf = Vec::new();
         let mut stopped = false;
         loop {
-            let chunk = match JsFuture::from(reader.read()).await {
-                Ok(chunk) => chunk,
-                Err(e) => return Err(self.broken(e)),
+            let chunk = match within(reader.read(), self.stall_ms).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => {
+                    let _ = reader.cancel();
+                    let stalled = TransportError::Stalled {
+                        timeout_ms: self.stall_ms,
+                    };
+                    return Err(self.broken(stalled));
+                }
+                Err(_) if self.aborted() => return Err(self.abort()),
+                Err(e) => {
+                    let reason = describe(&e);
+                    return Err(self.broken(TransportError::Network { reason }));
+                }
             };
             if self.aborted() {
                 return Err(self.abort());
@@ -412,6 +434,7 @@ impl Call {
 
     /// Sends the request; checks the status and the content type, and gives the body's reader.
     async fn open(&self) -> Result<ReadableStreamDefaultReader, JsValue> {
+        let (controller, signal) = request_signal(self.signal.as_ref())?;
         let request = build_request(
             "POST",
             &self.url,
@@ -422,10 +445,11 @@ impl Call {
             &self.headers,
             Some(&self.body),
             self.credentials,
-            self.signal.as_ref(),
+            Some(&signal),
         )?;
         let aborted = || self.aborted();
-        let response = send(self.fetch.as_ref(), &request, &aborted, None).await?;
+        let timeout = Some((self.stall_ms, &controller));
+        let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
         if !response.ok() {
             return Err(js_error(&TransportError::HttpStatus {
                 status: response.status(),
@@ -458,14 +482,10 @@ impl Call {
         Ok(())
     }
 
-    /// The connection broke (or was aborted) while reading: keep what arrived.
-    fn broken(&mut self, e: JsValue) -> JsValue {
-        if self.aborted() {
-            return self.abort();
-        }
-        let reason = describe(&e);
+    /// The connection broke or stalled while reading: keep what arrived.
+    fn broken(&mut self, failure: TransportError) -> JsValue {
+        let reason = failure.to_string();
         self.decoder.borrow_mut().stream.finish_interrupted(&reason);
-        let failure = TransportError::Network { reason };
         if let Err(thrown) = self.deliver_failed(Some(&failure)) {
             return thrown; // a handler threw: the chat rejects with it, as it would mid-stream
         }

@@ -18,7 +18,7 @@ use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, credentials_option, describe, error_body, event_stream_reader, fetch_option,
-    name_failure, promise, read_chunk, send, sleep, within, Chunk, HeaderList,
+    name_failure, promise, read_chunk, request_signal, send, sleep, within, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -288,7 +288,7 @@ impl JsAgentStreamHandle {
 }
 
 /// Default of `stallTimeoutMs`: 90 s without a byte ends (or resumes) the stream.
-pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 90_000;
+pub use super::http::DEFAULT_STALL_TIMEOUT_MS;
 
 struct Call {
     base_url: String,
@@ -396,14 +396,7 @@ impl Call {
     /// Opens a connection: the POST of the request, or (`resume`) a GET of the resume URL with
     /// `Last-Event-ID`. Checks the status and the content type.
     async fn connect(&self, resume: Option<(String, String)>) -> Result<Connection, JsValue> {
-        let controller = AbortController::new()?;
-        let signal = match &self.signal {
-            Some(user) => {
-                let both = js_sys::Array::of2(user, &controller.signal());
-                AbortSignal::any(&both)
-            }
-            None => controller.signal(),
-        };
+        let (controller, signal) = request_signal(self.signal.as_ref())?;
         let accept = ("accept", "text/event-stream");
         let request = match &resume {
             None => build_request(

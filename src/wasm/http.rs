@@ -131,6 +131,27 @@ pub(crate) fn build_request(
     Request::new_with_str_and_init(url, &init).map_err(refused)
 }
 
+/// Default of the clients' `stallTimeoutMs`: 90 s without a byte (or, before it, without the
+/// answer's head) ends a stream.
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 90_000;
+
+/// The signal to send a request with, and the request's own controller: aborting the controller
+/// (a stall) aborts the request without touching the user's `signal`, and the user's signal still
+/// aborts it (both joined by `AbortSignal.any`).
+///
+/// # Errors
+/// Only if the platform cannot make an `AbortController` (never in practice).
+pub(crate) fn request_signal(
+    user: Option<&AbortSignal>,
+) -> Result<(AbortController, AbortSignal), JsValue> {
+    let controller = AbortController::new()?;
+    let signal = match user {
+        Some(user) => AbortSignal::any(&js_sys::Array::of2(user, &controller.signal())),
+        None => controller.signal(),
+    };
+    Ok((controller, signal))
+}
+
 /// Sends `request` with the client's `fetch` (`options.fetch`) or the global one, and waits for
 /// the answer's head (any status), at most `timeout` milliseconds if it is given (with the
 /// controller it aborts then; 0: no limit).

@@ -34,6 +34,15 @@ const routes = {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write(RESPONSE[0]);
   },
+  // An AgentX packet, or an ACP run's first event, then silence.
+  "/packet-then-silence": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`);
+  },
+  "/run-then-silence": (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`);
+  },
   // The first event, then the server closes early; its resume answers and stays open.
   "/first-then-close": (req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -109,6 +118,37 @@ test("stallTimeoutMs covers the wait for the answer: a request never answered fa
   assert.equal(settled.error.details.timeoutMs, 200);
   assert.equal(settled.error.details.response, undefined, "nothing was received");
   await eventually(() => closed.includes("POST /no-answer"), 2000, "the request closed");
+});
+
+test("AgentX and ACP have stallTimeoutMs too: no answer, or no byte after the first event, fails with stalled", async () => {
+  const chat = (endpoint, handlers = {}) =>
+    new AgentxClient({ baseUrl, endpoint: `/agentx${endpoint}` }).chat([agentxUserMessage("x")], handlers, { stallTimeoutMs: 200 }).messages;
+  const run = (path, options = {}) => new AcpClient({ baseUrl: `${baseUrl}/acp${path}` }).run("a", "x", { stallTimeoutMs: 200, ...options }).run;
+
+  for (const [what, outcome] of [["AgentX, no answer", chat("/no-answer")], ["ACP, no answer", run("/no-answer")]]) {
+    const settled = await within(outcome);
+    assert.equal(settled.error?.code, "stalled", `${what}: ${JSON.stringify(settled)}`);
+    assert.equal(settled.error.details.timeoutMs, 200, what);
+  }
+  await eventually(() => closed.includes("POST /agentx/no-answer") && closed.includes("POST /acp/no-answer/runs"), 2000, "the requests closed");
+
+  const errors = [];
+  const stalledChat = await within(chat("/packet-then-silence", { onError: (e) => errors.push(e.code) }));
+  assert.equal(stalledChat.error?.code, "stalled", JSON.stringify(stalledChat));
+  assert.deepEqual(errors, ["stalled"], "onError has the same code");
+  assert.equal(stalledChat.error.details.messages[0].parts[0].text, "Hel", "what arrived is kept");
+
+  const stalledRun = await within(run("/run-then-silence"));
+  assert.equal(stalledRun.error?.code, "stalled", JSON.stringify(stalledRun));
+  assert.equal(stalledRun.error.details.run.run_id, "r1", "what arrived is kept");
+  await eventually(() => closed.includes("POST /agentx/packet-then-silence") && closed.includes("POST /acp/run-then-silence/runs"), 2000, "the streams closed");
+
+  // A `sync` run's answer comes when the run stops: waiting for it is not a stall.
+  const controller = new AbortController();
+  const sync = run("/no-answer", { mode: "sync", signal: controller.signal });
+  assert.equal(await within(sync, 600), "pending", "a sync run waits past stallTimeoutMs");
+  controller.abort();
+  assert.equal((await within(sync)).error?.code, "aborted");
 });
 
 test("an error answer with an endless body: its first 64 KiB are kept and the request closed, in every client", async () => {
