@@ -61,7 +61,7 @@ impl ChangesToJs {
 /// a piece is held back instead, and the low half that begins the next completes the character,
 /// so the pieces read as the whole string does. A half without its other half is U+FFFD (the held
 /// one as soon as the next piece does not begin with a low half, or at the end).
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 pub(crate) struct Utf16Pieces {
     held: Option<u16>,
 }
@@ -105,6 +105,11 @@ impl Utf16Pieces {
         }
         joined.push_str(&text);
         Ok(joined)
+    }
+
+    /// Whether a high half is held for the next piece.
+    pub(crate) fn is_holding(&self) -> bool {
+        self.held.is_some()
     }
 
     /// The held half, as U+FFFD (the text ends without its other half); `""` if none.
@@ -222,13 +227,36 @@ impl JsPartialJson {
     }
 
     /// Ends the text and returns its value, equal to `JSON.parse` of the whole text. The parser is
-    /// then empty (as after `reset`) if it succeeded, and unchanged if it failed.
+    /// then empty (as after `reset`) if it succeeded, and unchanged if it failed (a high surrogate
+    /// half that ended the last push is still held, for a push that completes it).
     ///
     /// # Errors
     /// The error of an earlier push; `json-unexpected-end` when the value is incomplete (empty
     /// text included); `json-number-out-of-range` for a root number such as `1e400`.
     #[wasm_bindgen(unchecked_return_type = "JsonValue")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        if !self.pieces.is_holding() {
+            return self.finish_text();
+        }
+        // The held half ends the text as U+FFFD: on failure, the parser is as it was.
+        let (parser, pieces) = (self.parser.clone(), self.pieces);
+        let result = self.finish_text();
+        if result.is_err() {
+            (self.parser, self.pieces) = (parser, pieces);
+        }
+        result
+    }
+
+    /// Forgets everything pushed (and any error), keeping the limits.
+    pub fn reset(&mut self) {
+        self.parser.reset();
+        self.pieces = Utf16Pieces::default();
+    }
+}
+
+impl JsPartialJson {
+    /// `finish` on the text and a held half, which is pushed as U+FFFD.
+    fn finish_text(&mut self) -> Result<JsValue, JsValue> {
         let held = self.pieces.end();
         if !held.is_empty() {
             self.parser.push(held).map_err(|e| js_error(&e))?;
@@ -247,11 +275,5 @@ impl JsPartialJson {
         }
         .map_err(|e| js_error(&e))?;
         to_js(&value)
-    }
-
-    /// Forgets everything pushed (and any error), keeping the limits.
-    pub fn reset(&mut self) {
-        self.parser.reset();
-        self.pieces = Utf16Pieces::default();
     }
 }

@@ -121,6 +121,12 @@ test("a string pushed in pieces cut between the halves of a surrogate pair reads
   lone.push('b", "\ud83d');
   lone.push('"]');
   assert.deepEqual(lone.finish(), ["a\ufffdb", "\ufffd"]);
+  // A finish that fails leaves the parser unchanged, a held half included: the next push completes it.
+  const early = new PartialJson();
+  early.push('["\ud83d');
+  assert.throws(() => early.finish(), (e) => e instanceof ProtocolError && e.code === "json-unexpected-end");
+  early.push('\ude00"]');
+  assert.deepEqual(early.finish(), ["😀"]);
   assert.throws(() => new PartialJson().push(5), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "delta");
 });
 
