@@ -209,13 +209,15 @@ mod agent_api {
         },
     }
 
-    /// A `data` whose `call_id` and `name` are strings and whose `arguments` is there but not a
-    /// string (a server that sends the arguments as an object).
+    /// A `data` whose `call_id` and `name` are strings (or absent, read as `""` as
+    /// [`FunctionCall`] reads them) and whose `arguments` is there but not a string (a server that
+    /// sends the arguments as an object).
     fn not_text(c: &Content) -> Option<Pending<'_>> {
         let data = c.data.as_ref()?.as_object()?;
+        let text = |key: &str| data.get(key).map_or(Some(""), Value::as_str);
         Some(Pending::NotText {
-            call_id: data.get("call_id")?.as_str()?,
-            name: data.get("name")?.as_str()?,
+            call_id: text("call_id")?,
+            name: text("name")?,
             arguments: data.get("arguments").filter(|a| !a.is_string())?,
         })
     }
@@ -661,6 +663,72 @@ mod tests {
             json!({"error_type": "VALIDATION", "message": messages[0]})
         );
         assert_eq!(outs[2]["output"], "plain text");
+    }
+
+    /// The protocol's `FunctionCall.call_id` is optional: a call without one is run and answered
+    /// with `call_id: ""` (what `FunctionCallOutput`, which requires it, can carry), whether its
+    /// arguments are text or not.
+    #[cfg(feature = "agent-api")]
+    #[test]
+    fn agent_api_call_without_call_id() {
+        use crate::dialect::agent_api::{
+            AgentResponse, Content, Message, MessageType, RequestBuilder, Role, RunStatus,
+        };
+        let call = |data: Value| Message {
+            kind: MessageType::FunctionCall,
+            ..Message::new(Role::Assistant, vec![Content::data(data)])
+        };
+        let response = AgentResponse {
+            status: RunStatus::Completed,
+            output: vec![
+                call(json!({"name": "get_time", "arguments": r#"{"timezone": "UTC"}"#})),
+                call(json!({"name": "get_time", "arguments": {"timezone": "UTC"}})),
+                call(json!({"call_id": 7, "name": "get_time", "arguments": {}})),
+            ],
+            ..AgentResponse::default()
+        };
+        let checked = check_function_calls(&registry(), &response);
+        assert_eq!(
+            checked.len(),
+            2,
+            "a call_id of the wrong type is not a call"
+        );
+        assert!(checked.iter().all(|c| c.call_id.is_empty()));
+        assert_eq!(checked[0].arguments, json!({"timezone": "UTC"}));
+        assert_eq!(checked[0].error, None);
+        let not_text = checked[1]
+            .error
+            .as_ref()
+            .expect("object arguments are an error");
+        assert!(
+            not_text.message.contains("JSON text"),
+            "{}",
+            not_text.message
+        );
+
+        let request = RequestBuilder::new()
+            .text(Role::User, "Time?")
+            .build()
+            .unwrap();
+        let outcomes = [
+            ToolOutcome::Result {
+                call_id: checked[0].call_id.clone(),
+                tool_name: "get_time".into(),
+                value: json!("12:00"),
+            },
+            checked[1].failed().unwrap(),
+        ];
+        let next = continue_request(&request, &response, &outcomes);
+        let outs: Vec<Value> = next.input[4..]
+            .iter()
+            .map(|m| m.content[0].data.clone().unwrap())
+            .collect();
+        assert_eq!(
+            outs[0],
+            json!({"call_id": "", "name": "get_time", "output": "12:00"})
+        );
+        assert_eq!(outs[1]["call_id"], "");
+        assert_eq!(outs[1]["name"], "get_time");
     }
 
     #[cfg(feature = "agentx")]
