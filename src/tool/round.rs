@@ -665,25 +665,29 @@ mod tests {
         assert_eq!(outs[2]["output"], "plain text");
     }
 
+    /// An Agent API `function_call` message whose content's `data` is `data`.
+    #[cfg(feature = "agent-api")]
+    fn function_call(data: Value) -> crate::dialect::agent_api::Message {
+        use crate::dialect::agent_api::{Content, Message, MessageType, Role};
+        Message {
+            kind: MessageType::FunctionCall,
+            ..Message::new(Role::Assistant, vec![Content::data(data)])
+        }
+    }
+
     /// The protocol's `FunctionCall.call_id` is optional: a call without one is run and answered
     /// with `call_id: ""` (what `FunctionCallOutput`, which requires it, can carry), whether its
     /// arguments are text or not.
     #[cfg(feature = "agent-api")]
     #[test]
     fn agent_api_call_without_call_id() {
-        use crate::dialect::agent_api::{
-            AgentResponse, Content, Message, MessageType, RequestBuilder, Role, RunStatus,
-        };
-        let call = |data: Value| Message {
-            kind: MessageType::FunctionCall,
-            ..Message::new(Role::Assistant, vec![Content::data(data)])
-        };
+        use crate::dialect::agent_api::{AgentResponse, RequestBuilder, Role, RunStatus};
         let response = AgentResponse {
             status: RunStatus::Completed,
             output: vec![
-                call(json!({"name": "get_time", "arguments": r#"{"timezone": "UTC"}"#})),
-                call(json!({"name": "get_time", "arguments": {"timezone": "UTC"}})),
-                call(json!({"call_id": 7, "name": "get_time", "arguments": {}})),
+                function_call(json!({"name": "get_time", "arguments": r#"{"timezone": "UTC"}"#})),
+                function_call(json!({"name": "get_time", "arguments": {"timezone": "UTC"}})),
+                function_call(json!({"call_id": 7, "name": "get_time", "arguments": {}})),
             ],
             ..AgentResponse::default()
         };
@@ -805,10 +809,7 @@ mod tests {
             AgentRequest, AgentResponse, Content, Message, MessageType, RequestBuilder, Role,
             RunStatus,
         };
-        let call = |data: Value| Message {
-            kind: MessageType::FunctionCall,
-            ..Message::new(Role::Assistant, vec![Content::data(data)])
-        };
+        let call = function_call;
         let response = AgentResponse {
             status: RunStatus::Completed,
             output: vec![
