@@ -42,7 +42,7 @@
 //! | `data` in a call message ([`MessageType::is_call`]) | `tool_call` | `application/json` | `data.arguments` (a string as is; other JSON as its text); the JSON text of `data` when it has no `arguments` | named `/function` (content index 0) or `/function/<index>`; `toolCallId` = `data.call_id`, `toolName` = `data.name`, other fields of `data` as they are |
 //! | `data` in a call-output message ([`MessageType::is_call_output`]) | `tool_result` | `application/json` when the content is JSON, else `text/plain` | `data.output` (a string as is; other JSON as its text); the JSON text of `data` when it has no `output` | named `/function_output` or `/function_output/<index>`; `toolCallId`, `toolName` (when given), other fields of `data` |
 //! | `audio` | `audio` | `audio/<format>` (`mp3` → `audio/mpeg`), else `audio/*` | `data` that looks like a URL (`scheme://…` or `data:`) → `contentUrl`; else inline `base64` | `format` |
-//! | `file` | `file` | a `data:` URL's MIME in `file_data`, else from `filename`'s extension (`pdf`, `txt`, `md`, `csv`, `json`, `html`, `xml`, `zip`, `py` → `text/x-python`, `rs` → `text/x-rust`, `js` → `application/javascript`, `ts`, images, `mp3`, `wav`, `mp4`, `webm`), else `application/octet-stream` | `file_data` → inline `base64` (the payload of a `data:` URL); else `file_url` → `contentUrl` | `filename`, `fileId`; `fileUrl` when `file_data` is there too |
+//! | `file` | `file` | a `data:` URL's MIME in `file_data`, else from `filename`'s extension (`pdf`, `txt`, `md`, `csv`, `json`, `html`, `xml`, `zip`, `py` → `text/x-python`, `rs` → `text/x-rust`, `js` → `application/javascript`, `ts`, images, `mp3`, `wav`, `mp4`, `webm`), else `application/octet-stream` | `file_data` → inline `base64` (as it is, or the payload of a `;base64` `data:` URL; another `data:` URL's percent-encoded bytes are `plain` text when they are UTF-8, else `base64`); else `file_url` → `contentUrl` | `filename`, `fileId`; `fileUrl` when `file_data` is there too |
 //! | `refusal` | `refusal` | `text/plain` | `refusal`, inline | |
 //! | `video` | `file` | from the URL path's extension (`mp4`, `webm`, `mov`, `ogv`), else `video/*` | `contentUrl` = `video_url` | |
 //! | any other | `data` | `application/json` | the JSON text of the whole content | |
@@ -205,9 +205,21 @@ impl Content {
             meta.insert("fileId".into(), json!(id));
         }
         let mut part = if let Some(data) = &self.file_data {
-            let (mime, payload) = match split_data_url(data) {
-                Some((mime, payload)) => (Some(mime), payload),
-                None => (None, data.as_str()),
+            // Base64 (the payload of a `;base64` data URL, or bare), or a data URL's
+            // percent-encoded bytes: text when they are UTF-8, else base64.
+            let (mime, encoding, payload) = match split_data_url(data) {
+                Some(DataUrl {
+                    mime,
+                    base64: false,
+                    data,
+                }) => {
+                    let (encoding, content) = percent_decoded(data);
+                    (Some(mime), encoding, content)
+                }
+                Some(DataUrl { mime, data, .. }) => {
+                    (Some(mime), ContentEncoding::Base64, data.to_owned())
+                }
+                None => (None, ContentEncoding::Base64, data.clone()),
             };
             let ct = mime
                 .filter(|m| !m.is_empty())
@@ -217,7 +229,7 @@ impl Content {
                 meta.insert("fileUrl".into(), json!(url));
             }
             Part {
-                content_encoding: ContentEncoding::Base64,
+                content_encoding: encoding,
                 ..Part::inline(PartKind::File, &ct, payload)
             }
         } else {
@@ -351,7 +363,7 @@ fn looks_like_url(s: &str) -> bool {
 /// A `data:` URL (RFC 2397) split into its MIME type (lowercased, without parameters; may be
 /// empty) and its payload after the comma.
 #[inline]
-fn split_data_url(url: &str) -> Option<(String, &str)> {
+fn split_data_url(url: &str) -> Option<DataUrl<'_>> {
     let rest = url
         .get(..5)?
         .eq_ignore_ascii_case("data:")
@@ -359,14 +371,62 @@ fn split_data_url(url: &str) -> Option<(String, &str)> {
     let comma = rest.find(',')?;
     let header = rest.get(..comma)?;
     let mime = header.split(';').next().unwrap_or("").trim();
-    Some((mime.to_ascii_lowercase(), rest.get(comma + 1..)?))
+    // Fetch's data: URL processor: base64 when the header ends with `;` and `base64` (spaces
+    // between them allowed, any case).
+    let base64 = header
+        .trim_end()
+        .rsplit_once(';')
+        .is_some_and(|(_, last)| last.trim_start_matches(' ').eq_ignore_ascii_case("base64"));
+    Some(DataUrl {
+        mime: mime.to_ascii_lowercase(),
+        base64,
+        data: rest.get(comma + 1..)?,
+    })
+}
+
+/// A `data:` URL (RFC 2397) taken apart: its media type (lowercase, parameters dropped; empty
+/// when it names none), whether its data is base64, and the data as written.
+struct DataUrl<'a> {
+    mime: String,
+    base64: bool,
+    data: &'a str,
+}
+
+/// The bytes of a data URL's percent-encoded data (the URL standard's percent-decode: `%` and
+/// two hex digits is a byte, anything else is itself): the text if they are UTF-8, else their
+/// base64.
+fn percent_decoded(data: &str) -> (ContentEncoding, String) {
+    let b = data.as_bytes();
+    let mut bytes = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let hex = |j: usize| b.get(j).and_then(|&h| (h as char).to_digit(16));
+        match (c, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(hi), Some(lo)) => {
+                bytes.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            _ => {
+                bytes.push(c);
+                i += 1;
+            }
+        }
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => (ContentEncoding::Plain, text),
+        Err(e) => {
+            use base64::Engine as _;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(e.into_bytes());
+            (ContentEncoding::Base64, encoded)
+        }
+    }
 }
 
 /// The MIME type of a `data:` URL, when it names one.
 #[inline]
 fn data_url_mime(url: &str) -> Option<String> {
     split_data_url(url)
-        .map(|(m, _)| m)
+        .map(|d| d.mime)
         .filter(|m| !m.is_empty())
 }
 
@@ -498,6 +558,30 @@ mod tests {
         assert_eq!(f.metadata.as_ref().unwrap()["fileUrl"], "https://x/r");
         let f = part(json!({"type": "file", "file_data": "AAEC", "filename": "blob"}));
         assert_eq!(f.content_type, "application/octet-stream");
+        // A data URL without `;base64` holds percent-encoded bytes: UTF-8 ones are text, others
+        // base64; `;base64` is recognized in any case and after spaces.
+        let f = part(json!({"type": "file", "file_data": "data:text/plain,hello%20w%C3%B6rld%zz"}));
+        assert_eq!(f.content_encoding, ContentEncoding::Plain);
+        assert_eq!(f.read_text().unwrap(), "hello wörld%zz");
+        let f = part(json!({"type": "file", "file_data": "data:application/octet-stream,%FF%00a"}));
+        assert_eq!(f.content_encoding, ContentEncoding::Base64);
+        assert_eq!(f.read_bytes().unwrap().as_ref(), b"\xff\x00a");
+        for url in [
+            "data:text/csv; BASE64,YSxi",
+            "data:text/csv;charset=utf-8;base64,YSxi",
+        ] {
+            let f = part(json!({"type": "file", "file_data": url}));
+            assert_eq!(
+                (f.content_type.as_str(), f.read_text().unwrap().as_ref()),
+                ("text/csv", "a,b"),
+                "{url}"
+            );
+        }
+        let f = part(json!({"type": "file", "file_data": "data:,a%2Cb", "filename": "x.csv"}));
+        assert_eq!(
+            (f.content_type.as_str(), f.read_text().unwrap().as_ref()),
+            ("text/csv", "a,b")
+        );
 
         let v = part(json!({"type": "video", "video_url": "https://x/clip.mov"}));
         assert_eq!(
