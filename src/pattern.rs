@@ -58,7 +58,9 @@
 //! - Content-type patterns ([`Pattern::content_type`]) have the same syntax. They match ASCII
 //!   case-insensitively (RFC 2045 §5.1: type and subtype are case-insensitive) and ignore the
 //!   input's parameters: `text/plain; charset=utf-8` is matched as `text/plain` (the input is cut
-//!   at its first `;` and trimmed of spaces and tabs).
+//!   at its first `;` and trimmed of spaces and tabs). The pattern's own parameters are dropped
+//!   the same way (`text/plain; charset=utf-8` as a pattern is `text/plain`), since no input
+//!   could match them.
 //! - A pattern matches the whole input, never a part of it.
 //!
 //! # Limits and errors
@@ -328,8 +330,8 @@ impl Pattern {
     }
 
     /// Compiles a pattern over MIME content types, e.g. `image/*` or `text/{plain,markdown}`.
-    /// Matching is ASCII case-insensitive and ignores the input's parameters (RFC 2045 §5.1,
-    /// RFC 6838 §4.2).
+    /// Matching is ASCII case-insensitive and ignores parameters, the input's and the pattern's
+    /// (`text/plain; charset=utf-8` is the pattern `text/plain`; RFC 2045 §5.1, RFC 6838 §4.2).
     ///
     /// # Errors
     ///
@@ -400,7 +402,16 @@ impl Pattern {
                 limit: MAX_PATTERN_LEN,
             });
         }
-        let seq = Parser::new(pattern).parse()?;
+        // A content-type pattern's own parameters are dropped as the input's are: they would
+        // never match.
+        let text = match mode {
+            Mode::Name => pattern,
+            Mode::ContentType => essence(pattern),
+        };
+        if text.is_empty() {
+            return Err(PatternError::Empty);
+        }
+        let seq = Parser::new(text).parse()?;
         let literal = literal_of(&seq, mode);
         let mut compiler = Compiler {
             states: vec![State::Match],
@@ -1085,6 +1096,17 @@ mod tests {
         assert!(lit.is_match(" text/plain "));
         let class = Pattern::content_type("text/[A-Z]*").unwrap();
         assert!(class.is_match("text/plain"));
+        // The pattern's parameters are dropped as the input's are.
+        let with = Pattern::content_type("text/plain; charset=utf-8").unwrap();
+        assert_eq!(with.as_str(), "text/plain; charset=utf-8");
+        assert!(with.is_literal());
+        assert!(with.is_match("text/plain; charset=utf-8"));
+        assert!(with.is_match("text/plain"));
+        assert!(!with.is_match("text/html; charset=utf-8"));
+        assert_eq!(
+            Pattern::content_type(" ;charset=utf-8").unwrap_err().code(),
+            "empty-pattern"
+        );
         // Name patterns are case-sensitive.
         assert!(!p("/A").is_match("/a"));
     }
