@@ -94,7 +94,8 @@ fn object_arg(value: &JsValue, path: &str) -> Result<JsonMap, JsValue> {
 
 /// A message argument: a `StructuredMessage`, or its wire JSON (object or text), read leniently.
 fn message_arg(value: &JsValue) -> Result<StructuredMessage, JsValue> {
-    if let Some(m) = instance::<JsStructuredMessage>(value) {
+    let expected = "a StructuredMessage or its JSON";
+    if let Some(m) = instance::<JsStructuredMessage>(value, "message", expected)? {
         return Ok(m.0);
     }
     let text = match value.as_string() {

@@ -38,20 +38,51 @@ export type PayloadInput = string | Uint8Array | ArrayBuffer | Blob;
 // ---------------------------------------------------------------------------------------------
 // Conversions shared by the body and Atlas bindings.
 
-/// If `value` is an instance of the exported class `T`, a copy of its Rust value.
+/// If `value` is an instance of the exported class `T`, a copy of its Rust value; `None` if it is
+/// no instance of an exported class (plain JSON, say).
 ///
 /// The classes taking part have a hidden `__share()` method returning a new instance with a copy
 /// of their value (patterns and schemas share their compiled automata, so this is cheap); the copy
 /// is then taken over by Rust. The caller's object is left untouched (wasm-bindgen's own
 /// conversion would empty it).
-pub(crate) fn instance<T: TryFromJsValue>(value: &JsValue) -> Option<T> {
+///
+/// # Errors
+/// `invalid-argument` (`details.what` = `what`, the reason naming `expected`) for an instance of
+/// another exported class (a `MessageBody` given for a schema, whose `toJSON` would otherwise be
+/// read as one), or one that was freed.
+pub(crate) fn instance<T: TryFromJsValue>(
+    value: &JsValue,
+    what: &str,
+    expected: &str,
+) -> Result<Option<T>, JsValue> {
     if !value.is_object() {
-        return None;
+        return Ok(None);
     }
-    let share = Reflect::get(value, &JsValue::from_str("__share")).ok()?;
-    let share: &Function = share.dyn_ref()?;
-    let copy = share.call0(value).ok()?;
-    T::try_from_js_value(copy).ok()
+    let share = Reflect::get(value, &JsValue::from_str("__share")).unwrap_or_default();
+    let Some(share) = share.dyn_ref::<Function>() else {
+        return Ok(None);
+    };
+    let class = Reflect::get(value, &JsValue::from_str("constructor"))
+        .and_then(|c| Reflect::get(&c, &JsValue::from_str("name")))
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    let refused = |how: &str| {
+        let reason = ["expected ", expected, ", got a ", &class, how].concat();
+        invalid_argument(what, &reason)
+    };
+    let copy = share.call0(value).map_err(|_| refused(" that was freed"))?;
+    match T::try_from_js_value(copy) {
+        Ok(v) => Ok(Some(v)),
+        Err(copy) => {
+            // The other class's copy is freed now rather than by its finalizer.
+            let free = Reflect::get(&copy, &JsValue::from_str("free")).unwrap_or_default();
+            if let Some(free) = free.dyn_ref::<Function>() {
+                let _ = free.call0(&copy);
+            }
+            Err(refused(""))
+        }
+    }
 }
 
 /// A pattern argument: a string (compiled now) or a `Pattern` (already compiled).
@@ -62,9 +93,10 @@ pub(crate) fn pattern_arg(value: &JsValue) -> Result<Pattern, JsValue> {
     if let Some(text) = value.as_string() {
         return Pattern::new(&text).map_err(|e| js_error(&e));
     }
-    instance::<JsPattern>(value)
+    const EXPECTED: &str = "a string or a Pattern";
+    instance::<JsPattern>(value, "pattern", EXPECTED)?
         .map(|p| p.0)
-        .ok_or_else(|| invalid_argument("pattern", "expected a string or a Pattern"))
+        .ok_or_else(|| invalid_argument("pattern", &["expected ", EXPECTED].concat()))
 }
 
 /// A body argument: a `MessageBody`, an array of parts or a `Body` (`{parts: [...]}`).
@@ -72,7 +104,8 @@ pub(crate) fn pattern_arg(value: &JsValue) -> Result<Pattern, JsValue> {
 /// # Errors
 /// `invalid-argument` when it is none of these.
 pub(crate) fn body_arg(value: &JsValue) -> Result<Body, JsValue> {
-    if let Some(b) = instance::<JsMessageBody>(value) {
+    let expected = "a MessageBody, an array of parts or {parts}";
+    if let Some(b) = instance::<JsMessageBody>(value, "body", expected)? {
         return Ok(b.0);
     }
     if Array::is_array(value) {
@@ -86,7 +119,7 @@ pub(crate) fn body_arg(value: &JsValue) -> Result<Body, JsValue> {
 /// # Errors
 /// `invalid-schema` (with the JSON Pointer of the offending value) for JSON that is not a schema.
 pub(crate) fn schema_arg(value: &JsValue) -> Result<BodySchema, JsValue> {
-    if let Some(s) = instance::<JsBodySchema>(value) {
+    if let Some(s) = instance::<JsBodySchema>(value, "schema", "a BodySchema or its JSON")? {
         return Ok(s.0);
     }
     let json: Value = from_js(value, "schema")?;

@@ -293,6 +293,26 @@ test("BodySchema built-ins: the proposal's four agents, by name", () => {
   throwsCode(() => researcher.validate("parts"), "invalid-argument");
 });
 
+test("an object of another class is refused, not read through its toJSON; a freed one names itself", async () => {
+  const schema = BodySchema.builtin("chat");
+  const body = new MessageBody([{ name: "/a", content: "x" }]);
+  const refused = (f, what, reason) =>
+    assert.throws(f, (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === what && e.details.reason === reason, reason);
+  refused(() => schema.validate(schema), "body", "expected a MessageBody, an array of parts or {parts}, got a BodySchema");
+  refused(() => body.validate(body), "schema", "expected a BodySchema or its JSON, got a MessageBody");
+  refused(() => body.list(schema), "pattern", "expected a string or a Pattern, got a BodySchema");
+  refused(() => StructuredMessage.fromBody(new Pattern("/a")), "body", "expected a MessageBody, an array of parts or {parts}, got a Pattern");
+  const report = await validatePayload('{"parts": []}', body).catch((e) => e);
+  assert.equal(report.code, "invalid-argument");
+  assert.equal(report.details.reason, "expected a BodySchema or its JSON, got a MessageBody");
+  const freed = new MessageBody([]);
+  freed.free();
+  refused(() => schema.validate(freed), "body", "expected a MessageBody, an array of parts or {parts}, got a MessageBody that was freed");
+  // The objects given are untouched.
+  assert.equal(body.length, 1);
+  assert.deepEqual(schema.validate(body).violations.map((v) => v.code), ["unexpected-part", "missing-required-part"]);
+});
+
 test("SchemaWatch: a part that can match nothing is reported as it starts; required at finish", () => {
   const watch = BodySchema.builtin("researcher").watch();
   assert.equal(watch.partStarted(0, null, "text/markdown"), null);
