@@ -395,6 +395,7 @@ struct DataUrl<'a> {
 /// The bytes of a data URL's percent-encoded data (the URL standard's percent-decode: `%` and
 /// two hex digits is a byte, anything else is itself): the text if they are UTF-8, else their
 /// base64.
+#[inline]
 fn percent_decoded(data: &str) -> (ContentEncoding, String) {
     let b = data.as_bytes();
     let mut bytes = Vec::with_capacity(b.len());
