@@ -47,5 +47,6 @@ pub use agentwire_core::body::*;
 mod payload;
 
 pub use payload::{
-    check_payload_size, validate_payload, PayloadError, PayloadLimits, PayloadReport,
+    check_payload_size, check_text_size, validate_payload, PayloadError, PayloadLimits,
+    PayloadReport,
 };

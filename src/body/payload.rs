@@ -202,6 +202,32 @@ pub fn check_payload_size(len: u64, limits: &PayloadLimits) -> Option<PayloadRep
     })
 }
 
+/// Step 1 of [`validate_payload`] for a text whose UTF-8 length is not known yet, only its length
+/// in UTF-16 code units (a JavaScript string's `length`): every code unit is at least one UTF-8
+/// byte, so a text of more code units than [`PayloadLimits::max_bytes`] is over the limit
+/// (`payload-too-large`, "payload is at least N bytes …"), and is rejected before it is copied.
+/// `None` when that length is within the limit (the text may still be over it in UTF-8).
+///
+/// ```
+/// use agentwire::body::{check_text_size, PayloadLimits};
+///
+/// let limits = PayloadLimits { max_bytes: 100, ..PayloadLimits::default() };
+/// assert!(check_text_size(100, &limits).is_none());
+/// let report = check_text_size(101, &limits).unwrap();
+/// assert_eq!(report.errors[0].message, "payload is at least 101 bytes, more than the limit of 100");
+/// ```
+pub fn check_text_size(utf16_len: u64, limits: &PayloadLimits) -> Option<PayloadReport> {
+    (utf16_len > limits.max_bytes as u64).then(|| {
+        PayloadReport::fail(PayloadError::new(
+            ViolationCode::PayloadTooLarge,
+            format!(
+                "payload is at least {utf16_len} bytes, more than the limit of {}",
+                limits.max_bytes
+            ),
+        ))
+    })
+}
+
 /// Checks a message received as JSON bytes: limits, UTF-8, nesting, JSON syntax, shape, the part
 /// model and name rules, and `schema` when given. Never panics; the work is linear in the input's
 /// size (plus the schema's patterns times the names' lengths).

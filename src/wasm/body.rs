@@ -20,8 +20,8 @@ use super::error::{invalid_argument, js_error};
 use super::http::{describe, promise};
 pub use super::pattern::JsPattern;
 use crate::body::{
-    builtin, check_payload_size, parts_json, validate_body, validate_payload, Body, BodyError,
-    BodySchema, Part, PayloadLimits, PayloadReport, SchemaWatch, ValidationReport,
+    builtin, check_payload_size, check_text_size, parts_json, validate_body, validate_payload,
+    Body, BodyError, BodySchema, Part, PayloadLimits, PayloadReport, SchemaWatch, ValidationReport,
 };
 use crate::pattern::Pattern;
 
@@ -531,6 +531,12 @@ pub fn validate_payload_js(
     };
     let early = |len: u64| check_payload_size(len, &limits).map(|r| to_ts(&r));
 
+    if let Some(text) = input.dyn_ref::<js_sys::JsString>() {
+        // A string far over the limit is refused before it is copied into wasm memory.
+        if let Some(r) = check_text_size(u64::from(text.length()), &limits) {
+            return done(to_ts(&r));
+        }
+    }
     if let Some(text) = input.as_string() {
         return done(report(text.as_bytes()));
     }

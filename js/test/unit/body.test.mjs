@@ -389,7 +389,12 @@ test("validatePayload limits: camelCase, with the documented defaults", async ()
   const r = await validatePayload(big, null, { maxPartBytes: 50 });
   assert.deepEqual(r.errors.map((e) => [e.code, e.partIndex]), [["part-too-large", 0]]);
   const tooBig = await validatePayload(big, null, { maxBytes: 10 });
-  assert.deepEqual(tooBig.errors.map((e) => [e.code, e.message]), [["payload-too-large", `payload is ${big.length} bytes, more than the limit of 10`]]);
+  // A string longer than maxBytes is refused from its length, before it is copied into wasm.
+  assert.deepEqual(tooBig.errors.map((e) => [e.code, e.message]), [["payload-too-large", `payload is at least ${big.length} bytes, more than the limit of 10`]]);
+  // One within it in UTF-16 code units but over it in UTF-8 is measured exactly.
+  const euros = await validatePayload("€".repeat(5), null, { maxBytes: 10 });
+  assert.deepEqual(euros.errors.map((e) => e.message), ["payload is 15 bytes, more than the limit of 10"]);
+  assert.equal((await validatePayload(utf8(big), null, { maxBytes: 10 })).errors[0].message, `payload is ${big.length} bytes, more than the limit of 10`);
 
   // The default maxBytes is 10 MiB: one byte more is rejected.
   const over = new Uint8Array(10 * 1024 * 1024 + 1);
