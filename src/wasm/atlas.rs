@@ -6,7 +6,7 @@
 //! JavaScript goes through serde_json's shortest round-trip float text and `JSON.parse`, so a
 //! timestamp survives Rust → JSON → JavaScript → JSON → Rust bit for bit.
 
-use js_sys::Object;
+use js_sys::{Object, Reflect};
 use serde_json::Value;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -75,6 +75,32 @@ fn with_js_path(mut e: AtlasError) -> AtlasError {
     e
 }
 
+/// `invalid-argument` (`details.what` = `what`) for a timestamp that is `NaN` or an infinity,
+/// which JSON cannot hold (`JSON.stringify` would make it `null`, read back as a missing one).
+fn check_timestamp(timestamp: f64, what: &str) -> Result<(), JsValue> {
+    if timestamp.is_finite() {
+        return Ok(());
+    }
+    // Named, not formatted: `f64`'s `Display` would bring float formatting (4 KB).
+    let value = match timestamp {
+        t if t.is_nan() => "NaN",
+        t if t > 0.0 => "Infinity",
+        _ => "-Infinity",
+    };
+    let reason = [value, " is not a finite number of seconds"].concat();
+    Err(invalid_argument(what, &reason))
+}
+
+/// [`check_timestamp`] for `object.timestamp`, when `object` is an object with a number there:
+/// checked before the object is converted through JSON, which turns `NaN` into `null`.
+fn check_timestamp_of(object: &JsValue, what: &str) -> Result<(), JsValue> {
+    if !object.is_object() {
+        return Ok(());
+    }
+    let t = Reflect::get(object, &JsValue::from_str("timestamp")).unwrap_or_default();
+    t.as_f64().map_or(Ok(()), |t| check_timestamp(t, what))
+}
+
 /// A string, or `null`.
 fn nullable(s: Option<&str>) -> JsValue {
     s.map_or(JsValue::NULL, JsValue::from_str)
@@ -133,7 +159,10 @@ impl JsStructuredMessage {
         #[wasm_bindgen(unchecked_optional_param_type = "AtlasMessageInit")] init: Option<JsValue>,
     ) -> Result<JsStructuredMessage, JsValue> {
         let init = match init.filter(|i| !i.is_undefined() && !i.is_null()) {
-            Some(i) => object_arg(&i, "init")?,
+            Some(i) => {
+                check_timestamp_of(&i, "timestamp")?;
+                object_arg(&i, "init")?
+            }
             None => JsonMap::new(),
         };
         let mut wire = JsonMap::new();
@@ -266,7 +295,10 @@ impl JsStructuredMessage {
         };
         let text = match input.as_string() {
             Some(text) => text,
-            None => stringify(&input, "input")?,
+            None => {
+                check_timestamp_of(&input, "input.timestamp")?;
+                stringify(&input, "input")?
+            }
         };
         StructuredMessage::from_json_with(&text, &options)
             .map(Self)
@@ -437,16 +469,7 @@ impl JsStructuredMessage {
     /// back); the timestamp is left as it was.
     #[wasm_bindgen(setter)]
     pub fn set_timestamp(&mut self, timestamp: f64) -> Result<(), JsValue> {
-        if !timestamp.is_finite() {
-            // Named, not formatted: `f64`'s `Display` would bring float formatting (4 KB).
-            let value = match timestamp {
-                t if t.is_nan() => "NaN",
-                t if t > 0.0 => "Infinity",
-                _ => "-Infinity",
-            };
-            let reason = [value, " is not a finite number of seconds"].concat();
-            return Err(super::error::invalid_argument("timestamp", &reason));
-        }
+        check_timestamp(timestamp, "timestamp")?;
         self.0.timestamp = timestamp;
         Ok(())
     }

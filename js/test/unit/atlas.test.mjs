@@ -185,6 +185,10 @@ test("setters: content, metadata, message type (any case, written lowercase), ta
   // A timestamp JSON cannot hold is refused, and the message keeps the one it had.
   for (const bad of [NaN, Infinity, -Infinity]) {
     assert.equal(throwsCode(() => (m.timestamp = bad), "invalid-argument").details.what, "timestamp");
+    // Not made `null` by JSON on the way in (then read as missing: now, or missing-field).
+    assert.equal(throwsCode(() => new StructuredMessage("x", { timestamp: bad }), "invalid-argument").details.what, "timestamp");
+    const wire = { ...m.toJSON(), timestamp: bad };
+    assert.equal(throwsCode(() => StructuredMessage.fromJSON(wire, { strict: true }), "invalid-argument").details.what, "input.timestamp");
   }
   assert.equal(m.timestamp, 1795691546.6036239);
   assert.equal(StructuredMessage.fromJSON(m.toJSON(), { strict: true }).timestamp, 1795691546.6036239);
