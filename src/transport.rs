@@ -110,15 +110,19 @@ impl std::fmt::Display for Excerpt<'_> {
 
 /// Truncates a response body kept in an error to at most 64 KiB (at a character boundary).
 pub fn truncate_body(mut body: String) -> String {
-    const MAX: usize = 64 * 1024;
-    if body.len() > MAX {
-        let mut end = MAX;
-        while !body.is_char_boundary(end) {
-            end -= 1;
-        }
-        body.truncate(end);
-    }
+    let end = kept_prefix(&body).len();
+    body.truncate(end);
     body
+}
+
+/// The part of a text an error keeps (a response body, an input that did not read): its first
+/// 64 KiB, cut at a character boundary.
+pub fn kept_prefix(text: &str) -> &str {
+    let mut end = text.len().min(64 * 1024);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default()
 }
 
 /// Doubled waits between resume attempts stop growing at this many milliseconds (30 s), unless the

@@ -669,6 +669,11 @@ fn invalid_json_keeps_the_text_and_position() {
     assert_eq!(e.details()["input"], text);
     assert!(e.details()["column"].as_u64().is_some_and(|c| c > 0));
     assert_eq!(err(StructuredMessage::from_json("")).code(), "invalid-json");
+    // A large upload that does not read keeps its first 64 KiB, cut between characters.
+    let large = format!("[\"{}", "€".repeat(40_000));
+    let kept = err(StructuredMessage::from_json(&large)).details()["input"].clone();
+    assert_eq!(kept.as_str().map(str::len), Some(64 * 1024 - 2));
+    assert!(large.starts_with(kept.as_str().unwrap_or_default()));
     // serde reading gives the same message as a serde error.
     let serde_error = serde_json::from_str::<StructuredMessage>(r#"{"content": 1}"#)
         .err()

@@ -279,7 +279,7 @@ impl JsStructuredMessage {
     ///
     /// # Errors
     /// With the field's path in `details.path`: `invalid-json` (text only; `line`, `column`, and
-    /// the text given in `input`),
+    /// the text given in `input`, its first 64 KiB),
     /// `missing-field`, `wrong-type`, and in strict mode `unknown-message-type`,
     /// `unknown-tool-status`.
     #[wasm_bindgen(js_name = fromJSON)]

@@ -603,7 +603,7 @@ impl StructuredMessage {
                 reason: e.to_string(),
                 line: e.line(),
                 column: e.column(),
-                input: text.to_owned(),
+                input: crate::transport::kept_prefix(text).to_owned(),
             })?;
         read::message(&value, options)
     }

@@ -155,7 +155,7 @@ pub enum AtlasError {
         line: usize,
         /// 1-based column, in bytes.
         column: usize,
-        /// The text as given.
+        /// The text as given, its first 64 KiB (cut at a character boundary).
         input: String,
     },
     /// A required field is missing (or `null`).
