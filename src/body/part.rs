@@ -69,7 +69,7 @@ wire_enum! {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Part {
-    /// What the part is (default `text`; `data` when reading JSON without `type`… see the mapping).
+    /// What the part is (`text` when absent).
     #[serde(rename = "type", default = "default_kind")]
     pub kind: PartKind,
     /// A POSIX absolute path (`/sources/1`), unique in its message; absent for main content.
