@@ -55,6 +55,19 @@ pub(crate) fn instance<T: TryFromJsValue>(
     what: &str,
     expected: &str,
 ) -> Result<Option<T>, JsValue> {
+    let Some(copy) = shared_copy(value, what, expected)? else {
+        return Ok(None);
+    };
+    match T::try_from_js_value(copy) {
+        Ok(v) => Ok(Some(v)),
+        Err(copy) => Err(other_class(value, &copy, what, expected)),
+    }
+}
+
+/// What `value.__share()` gives (the generic part of [`instance`] kept out of its copies): `None`
+/// if `value` has no `__share`.
+#[inline(never)]
+fn shared_copy(value: &JsValue, what: &str, expected: &str) -> Result<Option<JsValue>, JsValue> {
     if !value.is_object() {
         return Ok(None);
     }
@@ -62,27 +75,32 @@ pub(crate) fn instance<T: TryFromJsValue>(
     let Some(share) = share.dyn_ref::<Function>() else {
         return Ok(None);
     };
+    share
+        .call0(value)
+        .map(Some)
+        .map_err(|_| refusal(value, what, expected, " that was freed"))
+}
+
+/// [`instance`]'s error for a `value` of another class, whose `copy` is freed now rather than by
+/// its finalizer.
+#[inline(never)]
+fn other_class(value: &JsValue, copy: &JsValue, what: &str, expected: &str) -> JsValue {
+    let free = Reflect::get(copy, &JsValue::from_str("free")).unwrap_or_default();
+    if let Some(free) = free.dyn_ref::<Function>() {
+        let _ = free.call0(copy);
+    }
+    refusal(value, what, expected, "")
+}
+
+/// `invalid-argument`: "expected <expected>, got a <value's class><how>".
+fn refusal(value: &JsValue, what: &str, expected: &str, how: &str) -> JsValue {
     let class = Reflect::get(value, &JsValue::from_str("constructor"))
         .and_then(|c| Reflect::get(&c, &JsValue::from_str("name")))
         .ok()
         .and_then(|n| n.as_string())
         .unwrap_or_default();
-    let refused = |how: &str| {
-        let reason = ["expected ", expected, ", got a ", &class, how].concat();
-        invalid_argument(what, &reason)
-    };
-    let copy = share.call0(value).map_err(|_| refused(" that was freed"))?;
-    match T::try_from_js_value(copy) {
-        Ok(v) => Ok(Some(v)),
-        Err(copy) => {
-            // The other class's copy is freed now rather than by its finalizer.
-            let free = Reflect::get(&copy, &JsValue::from_str("free")).unwrap_or_default();
-            if let Some(free) = free.dyn_ref::<Function>() {
-                let _ = free.call0(&copy);
-            }
-            Err(refused(""))
-        }
-    }
+    let reason = ["expected ", expected, ", got a ", &class, how].concat();
+    invalid_argument(what, &reason)
 }
 
 /// A pattern argument: a string (compiled now) or a `Pattern` (already compiled).
