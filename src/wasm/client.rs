@@ -467,6 +467,12 @@ impl Call {
                 let _ = connection.reader.cancel();
                 return Read::SinkFailed(e);
             }
+            if self.aborted() {
+                // A handler aborted (or freed) the stream: the response is not delivered, even
+                // when this chunk completed it.
+                let _ = connection.reader.cancel();
+                return Read::Aborted;
+            }
             let (stopped, done) = {
                 let decoder = self.decoder.borrow();
                 let assembler = decoder.inner().assembler();

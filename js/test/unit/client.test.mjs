@@ -412,6 +412,27 @@ test("a network chunk over 64 KiB reaches the handlers whole: one onBatch, the d
   assert.ok(batches[0].length >= 2001, `${batches[0].length}`);
 });
 
+test("a handler that aborts or frees the stream in the chunk that completes it: response rejects with aborted", async () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const sse = ev({ object: "response", id: "r1", status: "in_progress" }) +
+    ev({ object: "message", id: "m1", type: "message", role: "assistant", status: "completed", content: [] }) +
+    ev({ object: "response", id: "r1", status: "completed" });
+  const bytes = new TextEncoder().encode(sse);
+  const fetch = async () => new Response(new ReadableStream({ start: (c) => { c.enqueue(bytes); c.close(); } }), { headers: { "content-type": "text/event-stream" } });
+  const client = new AgentClient({ baseUrl: "http://test.invalid", fetch });
+  for (const how of ["free", "abort"]) {
+    const controller = new AbortController();
+    let done = false;
+    const stream = client.stream(request("x"), {
+      onMessage: () => (how === "free" ? stream.free() : controller.abort()),
+      onDone: () => (done = true),
+    }, { signal: controller.signal });
+    const settled = await stream.response.then((r) => ({ value: r.status }), (e) => ({ error: e.code }));
+    assert.deepEqual(settled, { error: "aborted" }, how);
+    assert.equal(done, false, `${how}: no onDone after the abort`);
+  }
+});
+
 test("an invalid request is refused synchronously with a typed error", () => {
   const client = new AgentClient({ baseUrl: server() });
   assert.throws(() => client.stream({ input: [], temperature: 7 }), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range");
