@@ -249,7 +249,8 @@ export class ClientTools {
    * error is its outcome); otherwise the tool's function runs with the arguments. Calls
    * `onToolCheck` before and `onToolResult` after each.
    *
-   * @throws ProtocolError `aborted` when `signal` fires (no handler runs after it).
+   * @throws ProtocolError `aborted` when `signal` fires, a handler's abort included (no handler
+   *   and no tool runs after it, and no outcome is returned).
    */
   async run(
     calls: readonly CheckedToolCall[],
@@ -260,12 +261,15 @@ export class ClientTools {
     for (const call of calls) {
       if (signal?.aborted) throw aborted();
       handlers.onToolCheck?.(call);
+      if (signal?.aborted) throw aborted(); // `onToolCheck` aborted: the tool does not run
       const running = this.#runOne(call, signal);
       // A tool that ignores `ctx.signal` may never settle: the abort does not wait for it.
       const outcome = await (signal === undefined ? running : untilAborted(running, signal));
       handlers.onToolResult?.(outcome);
       outcomes.push(outcome);
     }
+    // `onToolResult` aborted: no round is sent.
+    if (signal?.aborted) throw aborted();
     return outcomes;
   }
 

@@ -407,6 +407,23 @@ test("aborting while a tool runs rejects with aborted and runs no handler after"
   assert.equal(toolSignal.aborted, true, "the tool's signal fires with the stream's");
 });
 
+test("a handler that aborts in onToolCheck runs no tool; one that aborts in onToolResult sends no round", async () => {
+  for (const where of ["onToolCheck", "onToolResult"]) {
+    const client = toolsAgent();
+    const controller = new AbortController();
+    let ran = 0;
+    let rounds = 0;
+    client.tools.register("get_time", GET_TIME_SCHEMA, () => (ran++, "12:00"));
+    const stream = client.stream(request("time?"), {
+      [where]: () => controller.abort(),
+      onToolRound: () => rounds++,
+    }, { signal: controller.signal });
+    await assert.rejects(stream.response, (e) => e instanceof ProtocolError && e.code === "aborted" && e.details.response !== undefined, where);
+    assert.equal(ran, where === "onToolCheck" ? 0 : 1, `${where}: the tool ran ${ran} times`);
+    assert.equal(rounds, 0, `${where}: no new round`);
+  }
+});
+
 test("aborting or freeing the stream settles it while a tool that ignores its signal never returns", async () => {
   for (const how of ["abort", "free"]) {
     const client = toolsAgent();
