@@ -532,7 +532,9 @@ export class AgentClient {
    *
    * @throws ProtocolError synchronously for an invalid request (`invalid-argument`,
    *   `parameter-out-of-range`) or a handler that is not a function (`invalid-argument`,
-   *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none); the
+   *   `details.what` `handlers.onTextDelta`, …; `null` handlers or options are none), or
+   *   `retainMessages: false` with tools registered (`invalid-argument`: the tool loop's next
+   *   request holds the response's messages); the
    *   stream's `response` rejects with `http-status`, `not-event-stream`, `network-error`,
    *   `stream-incomplete`, `stalled` (no byte for `stallTimeoutMs`), `aborted` or, in the tool
    *   loop, `tool-rounds-exceeded` (with `details.pending` and `details.response`).
@@ -543,6 +545,13 @@ export class AgentClient {
     const { stop, signal } = ownSignal(userOptions.signal);
     const options = { ...userOptions, signal };
     const inner = this.#inner;
+    const tools = this.tools;
+    if (tools.size > 0 && userOptions.retainMessages === false) {
+      throw invalidArgument(
+        "options.retainMessages",
+        "the tool loop sends the response's messages back in its next request: keep them (leave retainMessages on) while tools are registered",
+      );
+    }
     const tools = this.tools;
     const stream: AgentStream = new AgentStream((toQueues) => {
       // One response (one POST): the tool loop opens one per round.

@@ -424,6 +424,13 @@ test("a handler that aborts in onToolCheck runs no tool; one that aborts in onTo
   }
 });
 
+test("retainMessages: false with tools registered is refused: the loop's next request needs the messages", () => {
+  const client = toolsAgent();
+  client.tools.register("get_time", GET_TIME_SCHEMA, () => "12:00");
+  assert.throws(() => client.stream(request("time?"), {}, { retainMessages: false }),
+    (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "options.retainMessages");
+});
+
 test("aborting or freeing the stream settles it while a tool that ignores its signal never returns", async () => {
   for (const how of ["abort", "free"]) {
     const client = toolsAgent();
