@@ -139,16 +139,17 @@ export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
     const stateChanges = new Listeners<StateChangeListener>();
     if (handlers.onStateChange) stateChanges.add(handlers.onStateChange);
     let errored = false;
-    const sink = (updates: AcpRunUpdate[]): void => {
-      if (signal.aborted) return;
-      handlers.onBatch?.(updates);
-      for (const u of updates) {
-        if (signal.aborted) return; // a handler aborted: nothing more runs
-        if (u.type === "issue" && u.severity === "error") errored = true;
-        dispatch(handlers, stateChanges, u);
-      }
-      this.#updates.push(updates);
-    };
+    const sink = (updates: AcpRunUpdate[]): void =>
+      this.#updates.deliver(updates, () => {
+        if (signal.aborted) return false;
+        handlers.onBatch?.(updates);
+        for (const u of updates) {
+          if (signal.aborted) return false; // a handler aborted: nothing more runs
+          if (u.type === "issue" && u.severity === "error") errored = true;
+          dispatch(handlers, stateChanges, u);
+        }
+        return true;
+      });
     this.#call = start(sink);
     const call = this.#call;
     this.session = {

@@ -188,11 +188,11 @@ export class AgentxChat implements AsyncIterable<AgentxChatUpdate> {
    * fires it.
    */
   constructor(
-    run: (chat: AgentxChat, deliver: (updates: AgentxChatUpdate[]) => void) => Promise<AgentxMessage[]>,
+    run: (chat: AgentxChat, deliver: (updates: AgentxChatUpdate[], handle: () => boolean) => void) => Promise<AgentxMessage[]>,
     stop: AbortController,
   ) {
     this.#stop = stop;
-    this.messages = this.failures.wrap(run(this, (updates) => this.#updates.push(updates)));
+    this.messages = this.failures.wrap(run(this, (updates, handle) => this.#updates.deliver(updates, handle)));
     this.#updates.follow(this.messages);
   }
 
@@ -314,19 +314,26 @@ export class AgentxClient {
       request = { ...request, tools: tools.definitions() as unknown as JsonValue };
     }
     // One POST /chat: its updates go to the handlers and the iterators, tagged with the round.
-    const open = (chat: AgentxChat, deliver: (u: AgentxChatUpdate[]) => void, round: number, r: AgentxChatRequest) => {
+    const open = (
+      chat: AgentxChat,
+      deliver: (u: AgentxChatUpdate[], handle: () => boolean) => void,
+      round: number,
+      r: AgentxChatRequest,
+    ) => {
       let errored = false;
       const sink = (raw: AgentxStreamUpdate[]): void => {
         if (signal.aborted) return;
         const updates = raw as AgentxChatUpdate[];
         for (const u of updates) u.round = round;
-        handlers.onBatch?.(updates);
-        for (const u of updates) {
-          if (signal.aborted) return;
-          if (u.type === "issue" && u.severity === "error") errored = true;
-          dispatch(handlers, u);
-        }
-        deliver(updates);
+        deliver(updates, () => {
+          handlers.onBatch?.(updates);
+          for (const u of updates) {
+            if (signal.aborted) return false;
+            if (u.type === "issue" && u.severity === "error") errored = true;
+            dispatch(handlers, u);
+          }
+          return true;
+        });
       };
       const handle = inner.chat(r, sink, roundOptions);
       chat.setRound(round, handle);

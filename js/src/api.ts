@@ -272,9 +272,12 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * @internal `stop` aborts the stream's requests (its signal is in every request's); `free()`
    * fires it.
    */
-  constructor(start: (sink: (updates: StreamUpdate[]) => void) => Wasm.AgentStreamHandle, stop: AbortController) {
+  constructor(
+    start: (toQueues: (updates: StreamUpdate[], handle: () => boolean) => void) => Wasm.AgentStreamHandle,
+    stop: AbortController,
+  ) {
     this.#stop = stop;
-    this.#handle = start((updates) => this.#updates.push(updates));
+    this.#handle = start((updates, handle) => this.#updates.deliver(updates, handle));
     this.response = this.failures.wrap(this.#handle.response);
     // The stream's own outcome ends the iterators (and is handled: a caller that never awaits
     // `response` gets no unhandled rejection).
@@ -542,9 +545,6 @@ export class AgentClient {
   stream(request: AgentRequest, handlers: StreamHandlers | null = {}, userOptions: StreamRequestOptions | null = {}): AgentStream {
     handlers = checkCallbacks(handlers, "handlers");
     userOptions ??= {};
-    const { stop, signal } = ownSignal(userOptions.signal);
-    const options = { ...userOptions, signal };
-    const inner = this.#inner;
     const tools = this.tools;
     if (tools.size > 0 && userOptions.retainMessages === false) {
       throw invalidArgument(
@@ -552,24 +552,27 @@ export class AgentClient {
         "the tool loop sends the response's messages back in its next request: keep them (leave retainMessages on) while tools are registered",
       );
     }
-    const tools = this.tools;
+    const { stop, signal } = ownSignal(userOptions.signal);
+    const options = { ...userOptions, signal };
+    const inner = this.#inner;
     const stream: AgentStream = new AgentStream((toQueues) => {
       // One response (one POST): the tool loop opens one per round.
       const open = (r: AgentRequest): Wasm.AgentStreamHandle => {
         let errored = false;
         const tracker = new ToolCallTracker(handlers);
-        const sink = (updates: StreamUpdate[]): void => {
-          if (signal.aborted) return;
-          handlers.onBatch?.(updates);
-          for (const u of updates) {
-            if (signal.aborted) return; // a handler aborted: nothing more runs
-            if (u.type === "issue" && u.severity === "error") errored = true;
-            dispatch(handlers, u);
-            tracker.update(u);
-            stream.watchUpdate(u);
-          }
-          toQueues(updates);
-        };
+        const sink = (updates: StreamUpdate[]): void =>
+          toQueues(updates, () => {
+            if (signal.aborted) return false;
+            handlers.onBatch?.(updates);
+            for (const u of updates) {
+              if (signal.aborted) return false; // a handler aborted: nothing more runs
+              if (u.type === "issue" && u.severity === "error") errored = true;
+              dispatch(handlers, u);
+              tracker.update(u);
+              stream.watchUpdate(u);
+            }
+            return true;
+          });
         const handle = inner.stream(r, sink, options);
         handle.response.catch((e: unknown) => {
           tracker.close();

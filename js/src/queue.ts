@@ -101,9 +101,15 @@ export class Fanout<T> {
     else q.end();
   }
 
-  /** Delivers `items` to every iterator still open. */
-  push(items: readonly T[]): void {
-    for (const q of this.#queues) q.push(items);
+  /**
+   * Runs `handle` (the handlers of `items`), then, if it returns `true`, delivers `items` to the
+   * iterators that were open before it ran and still are: an iterator a handler creates starts
+   * after these items ("from the moment the iterator is created").
+   */
+  deliver(items: readonly T[], handle: () => boolean): void {
+    const recipients = [...this.#queues];
+    if (!handle()) return;
+    for (const q of recipients) if (this.#queues.includes(q)) q.push(items);
   }
 
   /** A new iterator, from now on. */

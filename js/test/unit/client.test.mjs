@@ -433,6 +433,31 @@ test("a handler that aborts or frees the stream in the chunk that completes it: 
   }
 });
 
+test("an async iterator created inside a handler starts after the chunk that handler is part of", async () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const chunks = [
+    ev({ object: "response", id: "r1", status: "in_progress" }),
+    ev({ object: "response", id: "r1", status: "completed" }),
+  ].map((s) => new TextEncoder().encode(s));
+  // Two network chunks: the second is sent once the first was handled.
+  const fetch = async () => new Response(new ReadableStream({
+    start: (c) => c.enqueue(chunks[0]),
+    pull: (c) => new Promise((r) => setTimeout(r, 20)).then(() => { if (chunks.length > 1) { c.enqueue(chunks.pop()); c.close(); } }),
+  }), { headers: { "content-type": "text/event-stream" } });
+  const client = new AgentClient({ baseUrl: "http://test.invalid", fetch });
+  let inner;
+  const outer = [];
+  const stream = client.stream(request("x"), {
+    onResponse: (r) => { if (r.status === "in_progress" && !inner) inner = stream[Symbol.asyncIterator](); },
+  });
+  for await (const u of stream) outer.push(`${u.type}:${u.response?.status ?? ""}`);
+  const seen = [];
+  for (let r = await inner.next(); !r.done; r = await inner.next()) seen.push(`${r.value.type}:${r.value.response?.status ?? ""}`);
+  assert.ok(outer.includes("response:in_progress"), outer.join());
+  assert.ok(!seen.includes("response:in_progress"), `the iterator made in the handler saw its own chunk: ${seen.join()}`);
+  assert.ok(seen.includes("response:completed"), seen.join());
+});
+
 test("an invalid request is refused synchronously with a typed error", () => {
   const client = new AgentClient({ baseUrl: server() });
   assert.throws(() => client.stream({ input: [], temperature: 7 }), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range");
