@@ -882,7 +882,8 @@ impl Shared {
     }
 
     /// Whether a polled run has stopped: a terminal status, or awaiting with no client move since
-    /// the server said so.
+    /// the server said so, or with an answer the client gave meanwhile (a handler's `resume`),
+    /// whose request waits for this poll to end: polling on would wait for an answer not sent.
     fn settled(&self) -> bool {
         let session = self.session.borrow();
         let status = &session.run().status;
@@ -891,7 +892,9 @@ impl Shared {
             .messages()
             .last()
             .is_none_or(|m| m.party == Party::Server);
-        status.is_terminal() || (*status == RunStatus::Awaiting && last_from_server)
+        let answer_queued = self.exchanges.get() > 1;
+        status.is_terminal()
+            || (*status == RunStatus::Awaiting && (last_from_server || answer_queued))
     }
 
     /// Polls `GET /runs/{run_id}/events` and applies the new events, until the run stops.

@@ -453,6 +453,17 @@ for (const mode of ["stream", "sync", "async"]) {
   });
 }
 
+test("reference server: an async run resumed from its onAwaiting handler sends the resume and completes", async () => {
+  let h;
+  h = acp().run("approval", "Deploy", { mode: "async", pollInterval: 10, onAwaiting: () => { h.resume("yes"); } });
+  const settled = await Promise.race([
+    h.run.then((r) => r.status, (e) => e.code),
+    new Promise((resolve) => setTimeout(() => resolve("pending"), 4000)),
+  ]);
+  assert.equal(settled, "completed");
+  h.free();
+});
+
 test("reference server: a run goes on after its client is freed; freeing the run aborts it", async () => {
   const client = acp();
   const h = client.run("approval", "Deploy", { mode: "async", pollInterval: 10 });
