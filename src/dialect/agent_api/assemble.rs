@@ -886,12 +886,19 @@ impl Assembler {
             Ok(pos) => self.replace_content(m, pos, index, raw),
             Err(pos) if is_delta && matches!(kind, ContentKind::Text | ContentKind::Data) => {
                 // A content started by its first delta: announce it empty, then apply the delta
-                // as a delta, so that a UI appending deltas sees every piece exactly once.
+                // as a delta, so that a UI appending deltas sees every piece exactly once. The
+                // fields the model does not know (a part's `name`, `content_type`) come with it.
+                let extra = raw
+                    .rest
+                    .as_mut()
+                    .map(|r| std::mem::take(&mut r.extra))
+                    .unwrap_or_default();
                 let empty = Content {
                     kind,
                     index: Some(index),
                     msg_id: Some(msg_id.0.clone().into_owned()),
                     status: Some(RunStatus::InProgress),
+                    extra,
                     ..Content::default()
                 };
                 self.insert_content(m, pos, empty);
@@ -2109,6 +2116,40 @@ mod tests {
         let mut json = String::new();
         a.drain_updates_json(&mut json);
         assert_eq!(json, "[]");
+    }
+
+    #[test]
+    fn a_content_started_by_a_delta_keeps_its_unknown_fields() {
+        // A named part (agentwire's `name` and `content_type` ride in unknown fields) whose
+        // first event is a delta.
+        let mut a = Assembler::new(AssemblerOptions::default());
+        for text in ["Hel", "lo"] {
+            a.push_data(&format!(
+                r#"{{"object":"content","msg_id":"m1","index":0,"delta":true,"type":"text","text":"{text}","name":"/notes/a","content_type":"text/markdown"}}"#
+            ));
+        }
+        let content = &a.response().output[0].content[0];
+        assert_eq!(content.text.as_deref(), Some("Hello"));
+        assert_eq!(
+            content.extra.get("name"),
+            Some(&serde_json::json!("/notes/a"))
+        );
+        assert_eq!(
+            content.extra.get("content_type"),
+            Some(&serde_json::json!("text/markdown"))
+        );
+        let body = a.response().output[0].body();
+        let part = body.get("/notes/a").expect("the part is named");
+        assert_eq!(part.content_type, "text/markdown");
+        // The first update announces the content with them.
+        let first = a.drain_updates().into_iter().find_map(|u| match u {
+            StreamUpdate::Content { content, .. } => Some(content),
+            _ => None,
+        });
+        assert_eq!(
+            first.and_then(|c| c.extra.get("name").cloned()),
+            Some(serde_json::json!("/notes/a"))
+        );
     }
 }
 
