@@ -469,8 +469,8 @@ impl Call {
             }
             if self.aborted() {
                 // A handler aborted (or freed) the stream: the response is not delivered, even
-                // when this chunk completed it.
-                let _ = connection.reader.cancel();
+                // when this chunk completed it. (The signal's abort closes the request: a cancel
+                // now would reject, unhandled, with the abort.)
                 return Read::Aborted;
             }
             let (stopped, done) = {
