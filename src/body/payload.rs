@@ -191,14 +191,15 @@ impl PayloadReport {
 /// assert_eq!(report.errors[0].message, "payload is 101 bytes, more than the limit of 100");
 /// ```
 pub fn check_payload_size(len: u64, limits: &PayloadLimits) -> Option<PayloadReport> {
+    over_max_bytes(len, "", limits)
+}
+
+/// `payload-too-large` ("payload is <at_least><len> bytes, …") if `len` is over the limit.
+fn over_max_bytes(len: u64, at_least: &str, limits: &PayloadLimits) -> Option<PayloadReport> {
     (len > limits.max_bytes as u64).then(|| {
-        PayloadReport::fail(PayloadError::new(
-            ViolationCode::PayloadTooLarge,
-            format!(
-                "payload is {len} bytes, more than the limit of {}",
-                limits.max_bytes
-            ),
-        ))
+        let max = limits.max_bytes;
+        let message = format!("payload is {at_least}{len} bytes, more than the limit of {max}");
+        PayloadReport::fail(PayloadError::new(ViolationCode::PayloadTooLarge, message))
     })
 }
 
@@ -217,15 +218,7 @@ pub fn check_payload_size(len: u64, limits: &PayloadLimits) -> Option<PayloadRep
 /// assert_eq!(report.errors[0].message, "payload is at least 101 bytes, more than the limit of 100");
 /// ```
 pub fn check_text_size(utf16_len: u64, limits: &PayloadLimits) -> Option<PayloadReport> {
-    (utf16_len > limits.max_bytes as u64).then(|| {
-        PayloadReport::fail(PayloadError::new(
-            ViolationCode::PayloadTooLarge,
-            format!(
-                "payload is at least {utf16_len} bytes, more than the limit of {}",
-                limits.max_bytes
-            ),
-        ))
-    })
+    over_max_bytes(utf16_len, "at least ", limits)
 }
 
 /// Checks a message received as JSON bytes: limits, UTF-8, nesting, JSON syntax, shape, the part
