@@ -400,14 +400,14 @@ fn percent_decoded(data: &str) -> (ContentEncoding, String) {
     let b = data.as_bytes();
     let mut bytes = Vec::with_capacity(b.len());
     let mut i = 0;
+    let hex = |j: usize| b.get(j).and_then(|&h| (h as char).to_digit(16));
     while let Some(&c) = b.get(i) {
-        let hex = |j: usize| b.get(j).and_then(|&h| (h as char).to_digit(16));
-        match (c, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(hi), Some(lo)) => {
+        match (c == b'%').then(|| hex(i + 1).zip(hex(i + 2))).flatten() {
+            Some((hi, lo)) => {
                 bytes.push((hi * 16 + lo) as u8);
                 i += 3;
             }
-            _ => {
+            None => {
                 bytes.push(c);
                 i += 1;
             }
