@@ -49,7 +49,7 @@ export type PayloadInput = string | Uint8Array | ArrayBuffer | Blob;
 /// # Errors
 /// `invalid-argument` (`details.what` = `what`, the reason naming `expected`) for an instance of
 /// another exported class (a `MessageBody` given for a schema, whose `toJSON` would otherwise be
-/// read as one), or one that was freed.
+/// read as one), or one that was freed; `object-in-use` for one whose method is running.
 pub(crate) fn instance<T: TryFromJsValue>(
     value: &JsValue,
     what: &str,
@@ -65,7 +65,8 @@ pub(crate) fn instance<T: TryFromJsValue>(
 }
 
 /// What `value.__share()` gives (the generic part of [`instance`] kept out of its copies): `None`
-/// if `value` has no `__share`.
+/// if `value` has no `__share`. A `value` in use (one of its methods runs: `object-in-use`)
+/// rethrows that error; one that was freed is `invalid-argument`.
 #[inline(never)]
 fn shared_copy(value: &JsValue, what: &str, expected: &str) -> Result<Option<JsValue>, JsValue> {
     if !value.is_object() {
@@ -75,10 +76,14 @@ fn shared_copy(value: &JsValue, what: &str, expected: &str) -> Result<Option<JsV
     let Some(share) = share.dyn_ref::<Function>() else {
         return Ok(None);
     };
-    share
-        .call0(value)
-        .map(Some)
-        .map_err(|_| refusal(value, what, expected, " that was freed"))
+    share.call0(value).map(Some).map_err(|e| {
+        let code = Reflect::get(&e, &JsValue::from_str("code")).unwrap_or_default();
+        if code.as_string().as_deref() == Some("object-in-use") {
+            e
+        } else {
+            refusal(value, what, expected, " that was freed")
+        }
+    })
 }
 
 /// [`instance`]'s error for a `value` of another class, whose `copy` is freed now rather than by

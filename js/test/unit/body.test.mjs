@@ -308,6 +308,16 @@ test("an object of another class is refused, not read through its toJSON; a free
   const freed = new MessageBody([]);
   freed.free();
   refused(() => schema.validate(freed), "body", "expected a MessageBody, an array of parts or {parts}, got a MessageBody that was freed");
+  // One whose own method is running (here its metadata setter, reading a getter) is in use.
+  const message = new StructuredMessage("x");
+  let inUse;
+  message.metadata = {
+    get type() {
+      try { StructuredMessage.createResponse("r", message); } catch (e) { inUse = e; }
+      return "query";
+    },
+  };
+  assert.equal(inUse?.code, "object-in-use", String(inUse));
   // The objects given are untouched.
   assert.equal(body.length, 1);
   assert.deepEqual(schema.validate(body).violations.map((v) => v.code), ["unexpected-part", "missing-required-part"]);
