@@ -119,7 +119,8 @@ export interface AgentxChatOptions extends AgentxStreamOptions {
   signal?: AbortSignal;
   /**
    * With registered tools: how many times tool outcomes may be sent back (each a new `POST
-   * /chat`) before the chat fails with `tool-rounds-exceeded` (default 8).
+   * /chat`) before the chat fails with `tool-rounds-exceeded` (default 8). A non-negative
+   * integer, checked with tools or without (`invalid-argument`).
    */
   maxToolRounds?: number;
 }

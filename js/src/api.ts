@@ -6,7 +6,7 @@ import type { AgentClientConfig, BodySchemaJson, Violation } from "./agentwire.j
 import { FailureReport, ProtocolError, errorFactory, invalidArgument, objectFreed } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
-import { ClientTools, ToolCallTracker, agentToolLoop } from "./tools.js";
+import { ClientTools, ToolCallTracker, agentToolLoop, maxToolRounds } from "./tools.js";
 import type { ToolStreamHandlers } from "./tools.js";
 
 type WasmModule = typeof Wasm;
@@ -151,7 +151,8 @@ export interface StreamRequestOptions extends Omit<StreamOptions, "updates"> {
   signal?: AbortSignal;
   /**
    * With registered tools: how many times the outcomes of tool calls may be sent back (each a new
-   * request) before the stream fails with `tool-rounds-exceeded` (default 8).
+   * request) before the stream fails with `tool-rounds-exceeded` (default 8). A non-negative
+   * integer, checked with tools or without (`invalid-argument`).
    */
   maxToolRounds?: number;
 }
@@ -552,6 +553,9 @@ export class AgentClient {
         "the tool loop sends the response's messages back in its next request: keep them (leave retainMessages on) while tools are registered",
       );
     }
+    // Checked whether or not tools are registered, as AgentX's chat does: a wrong value is wrong
+    // before the first tool is registered too.
+    maxToolRounds(userOptions.maxToolRounds);
     const { stop, signal } = ownSignal(userOptions.signal);
     const options = { ...userOptions, signal };
     const inner = this.#inner;

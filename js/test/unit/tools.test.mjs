@@ -384,6 +384,9 @@ test("maxToolRounds bounds the loop with a typed error", async () => {
   assert.deepEqual(errors, ["tool-rounds-exceeded"]);
   for (const bad of [-1, 1.5, NaN, "3"]) {
     assert.throws(() => client.stream(request("time?"), {}, { maxToolRounds: bad }), (e) => e.code === "invalid-argument" && e.details.what === "options.maxToolRounds");
+    // Checked before any tool is registered too (as AgentX's chat checks it), and nothing is sent.
+    const plain = toolsAgent();
+    assert.throws(() => plain.stream(request("time?"), {}, { maxToolRounds: bad }), (e) => e.code === "invalid-argument" && e.details.what === "options.maxToolRounds");
   }
 });
 
