@@ -723,7 +723,7 @@ fn generate_streaming_response_emits_exactly_the_protocols_sequence() {
         [
             "response created",
             "response in_progress",
-            "message created",
+            "message in_progress",
             "delta Hel",
             "delta lo",
             "delta !",
@@ -772,13 +772,20 @@ fn request_builder_checks_ranges_and_keeps_extra_fields() {
         .unwrap()
         .max_tokens(1)
         .unwrap()
-        .extra("user_id", json!("u1"))
+        .extra("x_trace", json!("t1"))
+        .user_id("u1")
+        .response_id("resp-1")
         .build()
         .unwrap();
     assert_eq!(r.input.len(), 1);
     assert_eq!(r.input[0].content.len(), 2);
     let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["x_trace"], "t1");
+    // The protocol's own fields: `user_id`, and `id` (the runner's response id; there is no
+    // `response_id` field in `AgentRequest`).
     assert_eq!(v["user_id"], "u1");
+    assert_eq!(v["id"], "resp-1");
+    assert!(v.get("response_id").is_none());
     assert_eq!(v["stream"], true);
     let back: AgentRequest = serde_json::from_value(v).unwrap();
     assert_eq!(back, r);

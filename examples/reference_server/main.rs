@@ -303,8 +303,12 @@ mod server {
             token: q.pace_ms.map_or(s.pace.token, Duration::from_millis),
             hostile: q.hostile == Some(1),
         };
-        let mut rb =
-            agentwire::dialect::agent_api::ResponseBuilder::new(request.session_id.clone());
+        // The response gets the request's `id` when it has one, as agentscope-runtime's runner
+        // gives it.
+        let mut rb = agentwire::dialect::agent_api::ResponseBuilder::with_id(
+            request.session_id.clone(),
+            request.id.clone(),
+        );
         let response_id = rb.response().id.unwrap_or_default();
         let log = s.logs.create(&response_id);
         s.stats.started.fetch_add(1, Ordering::SeqCst);

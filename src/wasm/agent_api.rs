@@ -347,13 +347,14 @@ impl JsRequestBuilder {
     /// Adds a `data` content (a JSON object).
     ///
     /// # Errors
-    /// `invalid-argument` if `data` cannot be converted to JSON.
+    /// `invalid-argument` unless `data` is a JSON object (the protocol's `DataContent.data` is
+    /// one: a server refuses an array or a number).
     pub fn data(
         &self,
         role: &str,
-        #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] data: JsValue,
     ) -> Result<JsRequestBuilder, JsValue> {
-        let value: serde_json::Value = from_js(&data, "data")?;
+        let value = super::convert::object_from_js(&data, "data")?;
         Ok(self.update(|b| b.data(Role::from(role), value)))
     }
 
@@ -487,10 +488,17 @@ impl JsRequestBuilder {
         self.update(|b| b.session_id(id))
     }
 
-    /// Response id to use.
+    /// The id the response should have: sets the request's `id` (the protocol's "request unique
+    /// id"), which agentscope-runtime's runner gives its response.
     #[wasm_bindgen(js_name = responseId)]
     pub fn response_id(&self, id: &str) -> JsRequestBuilder {
         self.update(|b| b.response_id(id))
+    }
+
+    /// The user the conversation is for (`user_id`).
+    #[wasm_bindgen(js_name = userId)]
+    pub fn user_id(&self, id: &str) -> JsRequestBuilder {
+        self.update(|b| b.user_id(id))
     }
 
     /// Ask for a stream (`true`, the default) or a single JSON answer.

@@ -11,7 +11,7 @@ use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, from_ts, to_ts};
+use super::convert::{from_ts, object_from_js, to_ts};
 use super::error::js_error;
 use crate::dialect::agent_api::{
     self as a, AgentEvent, AgentResponse, Content, ContentKind, ErrorInfo, MessageType, Role,
@@ -48,10 +48,12 @@ pub struct JsResponseBuilder(a::ResponseBuilder);
 
 #[wasm_bindgen(js_class = ResponseBuilder)]
 impl JsResponseBuilder {
-    /// A builder for a new response in session `sessionId`.
+    /// A builder for a new response in session `sessionId`, whose id is `responseId` (absent: a
+    /// new `response_<uuid>`; a server passes the request's `id`, as agentscope-runtime's runner
+    /// does).
     #[wasm_bindgen(constructor)]
-    pub fn new(session_id: Option<String>) -> JsResponseBuilder {
-        Self(a::ResponseBuilder::new(session_id))
+    pub fn new(session_id: Option<String>, response_id: Option<String>) -> JsResponseBuilder {
+        Self(a::ResponseBuilder::with_id(session_id, response_id))
     }
 
     /// The response as built so far.
@@ -203,26 +205,27 @@ impl JsContentBuilder {
     /// Sets the whole data object.
     ///
     /// # Errors
-    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    /// `wrong-content-kind` unless data; `invalid-argument` unless a JSON object (the protocol's
+    /// `DataContent.data` is one).
     #[wasm_bindgen(js_name = setData)]
     pub fn set_data(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "JsonValue")] data: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] data: JsValue,
     ) -> Result<Ts<AgentEventJs>, JsValue> {
-        let v: serde_json::Value = from_js(&data, "data")?;
+        let v = object_from_js(&data, "data")?;
         event_ts(self.0.set_data(v).map_err(|e| js_error(&e))?)
     }
 
-    /// A data delta, merged on completion.
+    /// A data delta (a JSON object), merged on completion.
     ///
     /// # Errors
-    /// `wrong-content-kind` unless data; `invalid-argument` if not JSON.
+    /// `wrong-content-kind` unless data; `invalid-argument` unless a JSON object.
     #[wasm_bindgen(js_name = addDataDelta)]
     pub fn add_data_delta(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "JsonValue")] delta: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] delta: JsValue,
     ) -> Result<Ts<AgentEventJs>, JsValue> {
-        let v: serde_json::Value = from_js(&delta, "delta")?;
+        let v = object_from_js(&delta, "delta")?;
         event_ts(self.0.add_data_delta(v).map_err(|e| js_error(&e))?)
     }
 

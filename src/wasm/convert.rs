@@ -55,6 +55,21 @@ fn shape_error(what: &str, e: &serde_json::Error) -> JsValue {
     invalid(what, &e.to_string())
 }
 
+/// A JSON object argument, as a tree (the Agent API's `data` contents: the protocol's
+/// `DataContent.data` is a `Dict`, and a server refuses anything else).
+///
+/// # Errors
+/// `invalid-argument` naming `what` for a value that is not JSON, or JSON that is not an object.
+#[cfg(feature = "agent-api")]
+pub(crate) fn object_from_js(value: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
+    let tree = js_tree(value, what)?;
+    if tree.is_object() {
+        Ok(tree)
+    } else {
+        Err(invalid(what, "it is not a JSON object"))
+    }
+}
+
 /// The tree [`from_js`] reads its type from; `undefined` is `null`. Not inlined: the part of
 /// `from_js` that does not depend on the type is compiled once, not in each instance.
 #[inline(never)]

@@ -105,7 +105,8 @@ test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it"
   }
   const events = rb.generateStreamingResponse(["Hel", "lo"]);
   assert.deepEqual(events.map((e) => `${e.object}:${e.status}`), [
-    "response:created", "response:in_progress", "message:created",
+    // A message starts `in_progress`, as agentscope-runtime's MessageBuilder starts one.
+    "response:created", "response:in_progress", "message:in_progress",
     "content:in_progress", "content:in_progress", "content:completed", "message:completed", "response:completed",
   ]);
   const sse = events.map(encodeAgentEvent).join("");
@@ -123,4 +124,29 @@ test("ResponseBuilder emits the protocol's sequence and the decoder rebuilds it"
   const done = cb.complete();
   assert.equal(done.data.arguments, "{\"a\":1}");
   assert.throws(() => cb.addTextDelta("x"), (e) => e.code === "wrong-content-kind");
+});
+
+test("the builders write what agentscope-runtime's builders and models do", () => {
+  // An empty text delta still makes the text "" (the protocol joins a non-empty list of tokens).
+  const text = new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("text");
+  text.addTextDelta("");
+  const completed = text.complete();
+  assert.equal(completed.text, "");
+  assert.equal(new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("text").complete().text, undefined);
+  // `DataContent.data` is an object (a `Dict`): anything else is refused where it is written.
+  const data = new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("data");
+  for (const bad of [[1, 2], 5, "x", null]) {
+    assert.throws(() => data.setData(bad), (e) => e.code === "invalid-argument" && e.details.what === "data" && /not a JSON object/.test(e.details.reason), JSON.stringify(bad));
+    assert.throws(() => data.addDataDelta(bad), (e) => e.code === "invalid-argument" && e.details.what === "delta", JSON.stringify(bad));
+    assert.throws(() => new RequestBuilder().data("user", bad), (e) => e.code === "invalid-argument" && e.details.what === "data", JSON.stringify(bad));
+  }
+  assert.deepEqual(data.addDataDelta({ a: 1 }).data, { a: 1 });
+  // The request's `id` is the id the runner gives its response; `user_id` is the protocol's too.
+  const request = new RequestBuilder().text("user", "hi").responseId("resp-1").userId("u-1").build();
+  assert.equal(request.id, "resp-1");
+  assert.equal(request.user_id, "u-1");
+  assert.equal("response_id" in request, false);
+  // A builder made with a response id uses it (the protocol's `ResponseBuilder(session_id, response_id)`).
+  assert.equal(new ResponseBuilder("s", "resp-2").created().id, "resp-2");
+  assert.match(new ResponseBuilder("s").created().id, /^response_/);
 });

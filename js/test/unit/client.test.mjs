@@ -45,7 +45,11 @@ test("handlers fire in stream order and the response promise has the assembled r
   assert.equal(JSON.stringify(snapshot), JSON.stringify(response));
   assert.equal(response.status, "completed");
   assert.equal(response.output.length, 4);
-  assert.deepEqual(seen.slice(0, 3), ["response:created", "response:in_progress", "message:reasoning:created"]);
+  assert.deepEqual(seen.slice(0, 3), ["response:created", "response:in_progress", "message:reasoning:in_progress"]);
+  // The request's `id` is the response's, as agentscope-runtime's runner gives it.
+  const id = `resp-chosen-${Date.now()}`;
+  const chosen = await client.stream(new RequestBuilder().text("user", "hi").responseId(id).build()).response;
+  assert.equal(chosen.id, id);
   assert.equal(seen.at(-1), "done:completed");
   assert.ok(text.includes("Stream me"), text);
   const answer = response.output[3];

@@ -98,6 +98,18 @@ impl ResponseBuilder {
         b
     }
 
+    /// A builder for a new response whose id is `response_id` (`None`: `response_<uuid>`), as the
+    /// protocol's `ResponseBuilder(session_id, response_id)`; a server gives it the request's `id`
+    /// (agentscope-runtime's runner does). [`reset`](Self::reset) makes a new id.
+    #[inline]
+    pub fn with_id(session_id: Option<String>, response_id: Option<String>) -> Self {
+        let b = Self::new(session_id);
+        if let Some(id) = response_id {
+            lock(&b.state).response.id = Some(id);
+        }
+        b
+    }
+
     /// Starts over with a new response id and no messages (sequence numbers continue).
     #[inline]
     pub fn reset(&self) {
@@ -161,8 +173,8 @@ impl ResponseBuilder {
         self.emit(RunStatus::Canceled)
     }
 
-    /// Starts a message (`msg_<uuid>`, status `created`) of `role` and `message_type`, added to the
-    /// response's output.
+    /// Starts a message (`msg_<uuid>`, status `in_progress`, as the protocol's `MessageBuilder`
+    /// starts one) of `role` and `message_type`, added to the response's output.
     #[inline]
     pub fn create_message_builder(
         &mut self,
@@ -173,7 +185,7 @@ impl ResponseBuilder {
         let message = Message {
             id: Some(id.clone()),
             kind: message_type,
-            status: Some(RunStatus::Created),
+            status: Some(RunStatus::InProgress),
             role: Some(role),
             ..Message::default()
         };
@@ -186,7 +198,7 @@ impl ResponseBuilder {
     }
 
     /// The protocol's `generate_streaming_response`: exactly response `created` → response
-    /// `in_progress` → message `created` → one text delta per token → content `completed` (the whole
+    /// `in_progress` → message `in_progress` → one text delta per token → content `completed` (the whole
     /// text) → message `completed` → response `completed`. Starts a new response (see [`reset`]).
     ///
     /// [`reset`]: Self::reset
@@ -253,7 +265,7 @@ impl MessageBuilder {
         AgentEvent::Message(m)
     }
 
-    /// The message's event as it is now (first: status `created`, no contents).
+    /// The message's event as it is now (first: status `in_progress`, no contents).
     #[inline]
     pub fn message(&mut self) -> AgentEvent {
         self.emit(None)
@@ -279,7 +291,7 @@ impl MessageBuilder {
                 msg_id: Some(self.id.clone()),
                 ..Content::default()
             },
-            text_tokens: String::new(),
+            text_tokens: None,
             data_deltas: Vec::new(),
         }
     }
@@ -316,7 +328,9 @@ pub struct ContentBuilder {
     state: Arc<Mutex<State>>,
     msg_id: String,
     content: Content,
-    text_tokens: String,
+    /// The text deltas so far, joined; `None` before the first (an empty delta still makes the
+    /// text `""` on completion, as the protocol's list of tokens does).
+    text_tokens: Option<String>,
     data_deltas: Vec<serde_json::Value>,
 }
 
@@ -365,7 +379,9 @@ impl ContentBuilder {
     #[inline]
     pub fn add_text_delta(&mut self, text: &str) -> Result<AgentEvent, AgentApiError> {
         self.need("add_text_delta", ContentKind::Text)?;
-        self.text_tokens.push_str(text);
+        self.text_tokens
+            .get_or_insert_with(String::new)
+            .push_str(text);
         Ok(self.event(Content {
             text: Some(text.to_owned()),
             ..self.delta_event()
@@ -463,9 +479,9 @@ impl ContentBuilder {
     /// `delta: false`, status `completed`; the content is put into its message.
     #[inline]
     pub fn complete(&mut self) -> AgentEvent {
-        if !self.text_tokens.is_empty() {
+        if let Some(tokens) = self.text_tokens.take() {
             let text = self.content.text.get_or_insert_with(String::new);
-            text.push_str(&std::mem::take(&mut self.text_tokens));
+            text.push_str(&tokens);
         }
         if !self.data_deltas.is_empty() {
             let mut data = self

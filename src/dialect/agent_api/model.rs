@@ -897,9 +897,13 @@ pub struct AgentRequest {
     /// Session to continue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-    /// Response id to use.
+    /// The user the conversation is for (`AgentRequest.user_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_id: Option<String>,
+    pub user_id: Option<String>,
+    /// The request's unique id (`BaseRequest.id`). agentscope-runtime's runner gives the response
+    /// this id (`AgentResponse(id=request.id)`), so a client can choose it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Fields this version does not know, kept as sent.
     #[serde(flatten)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
@@ -926,7 +930,8 @@ impl AgentRequest {
             seed: f.optional("seed")?,
             tools: f.optional("tools")?,
             session_id: f.optional("session_id")?,
-            response_id: f.optional("response_id")?,
+            user_id: f.optional("user_id")?,
+            id: f.optional("id")?,
             extra: f.rest(),
         })
     }
@@ -1067,7 +1072,7 @@ mod tests {
         let request = json!({"input": [message.clone()], "stream": false, "model": "m",
             "top_p": 0.5, "temperature": 1, "frequency_penalty": -1.5, "presence_penalty": 0,
             "max_tokens": 10, "stop": ["x"], "n": 1, "seed": -3, "tools": [tool.clone()],
-            "session_id": "s", "response_id": "r", "x_request": {}});
+            "session_id": "s", "user_id": "u", "id": "r", "x_request": {}});
         let cases = [
             same_reading(
                 &content,
@@ -1164,7 +1169,8 @@ mod tests {
                     "seed",
                     "tools",
                     "session_id",
-                    "response_id",
+                    "user_id",
+                    "id",
                 ],
                 "struct AgentRequest",
                 AgentRequest::read_fields,

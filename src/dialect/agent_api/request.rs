@@ -100,7 +100,8 @@ impl RequestBuilder {
                 seed: None,
                 tools: None,
                 session_id: None,
-                response_id: None,
+                user_id: None,
+                id: None,
                 extra: Default::default(),
             },
         }
@@ -261,10 +262,18 @@ impl RequestBuilder {
         self
     }
 
-    /// Response id to use.
+    /// The id the response should have: the request's `id` (`BaseRequest.id`, "request unique
+    /// id"), which agentscope-runtime's runner gives its response.
     #[inline]
     pub fn response_id(mut self, id: &str) -> Self {
-        self.request.response_id = Some(id.to_owned());
+        self.request.id = Some(id.to_owned());
+        self
+    }
+
+    /// The user the conversation is for (`user_id`).
+    #[inline]
+    pub fn user_id(mut self, id: &str) -> Self {
+        self.request.user_id = Some(id.to_owned());
         self
     }
 
