@@ -102,6 +102,11 @@ done
 # to take ownership of Rust value while it was borrowed". wasm-bindgen's own errors (`throw_str`:
 # a method of a freed object, or of one in use) throw the ProtocolError of `__bindingError`
 # (`object-freed`, `object-in-use`) instead of a plain `Error`.
+# A method of a freed object, or one given a freed object as a class-typed argument, throws
+# `object-freed` in the glue (`__live`), before the module is entered: thrown from the module, each
+# such error left the frames it unwound on the module's stack (about 100–200 bytes each), and some
+# thousands of calls on a freed object then broke every later call ("memory access out of
+# bounds"). `_assertClass` (an argument of the wrong class) throws `invalid-argument` too.
 for t in web bundler node; do
   glue="$out/$t/agentwire.js"
   [[ $t == bundler ]] && glue="$out/$t/agentwire_bg.js"
@@ -123,7 +128,15 @@ for t in web bundler node; do
     const thrown = "throw new Error(getStringFromWasm0(arg0, arg1));";
     const throws = glue.split(thrown).length - 1;
     if (throws !== 1) throw new Error(`build: ${file}: the body of __wbindgen_throw found ${throws} times, not once`);
-    const patched = glue
+    const assert = "throw new Error(`expected instance of ${klass.name}`);";
+    const live = "function __live(o) {\n    const p = o.__wbg_ptr;\n    if (p === 0) throw __bindingError(\"null pointer passed to rust\");\n    return p;\n}\n";
+    const patched = live + glue
+      // The receiver of every method, and class-typed arguments (after `_assertClass`).
+      .replace(/wasm\.(\w+)\(this\.__wbg_ptr\b/g, "wasm.$1(__live(this)")
+      .replace(/(?<![\w.])(?!this\b|obj\b)(\w+)\.__wbg_ptr(?=[,)])/g, "__live($1)")
+      // A consuming method (not `free()`, whose second call does nothing).
+      .replace(/(const ptr = this\.__destroy_into_raw\(\);\n)(?!\s*wasm\.__wbg_\w+_free\()/g, "__live(this);\n        $1")
+      .replace(assert, "throw __invalidClass(klass.name);")
       .replace(head, head + "    if (typeof arg !== \"string\") throw __notAString(typeof arg);\n")
       .replace(now, "$1, 1);")
       .replaceAll(raw, raw.replace("\n", "\n        if (ptr === 0) return;\n"))

@@ -31,6 +31,15 @@ pub fn not_a_string(found: &str) -> JsValue {
     invalid_argument("argument", &["expected a string, got ", found].concat())
 }
 
+/// The error for a class-typed parameter given something else (`list(pattern)` given a string or
+/// a plain object): `invalid-argument` (`details.what` = `"argument"`, `details.reason`
+/// `expected a Pattern`). wasm-bindgen's glue threw a plain `Error`; scripts/build.sh makes its
+/// `_assertClass` throw this instead.
+#[wasm_bindgen(js_name = "__invalidClass")]
+pub fn invalid_class(name: &str) -> JsValue {
+    invalid_argument("argument", &["expected a ", name].concat())
+}
+
 /// The error for what wasm-bindgen's own checks of a wasm object throw, by their `message`:
 /// - `object-freed` for a method of an object whose `free()` (or `[Symbol.dispose]`, or a
 ///   consuming method) has run: wasm-bindgen's "null pointer passed to rust";
