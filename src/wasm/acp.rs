@@ -22,8 +22,8 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, copy_bytes, credentials_option, describe, error_body, event_stream_reader,
-    fetch_option, name_failure, promise, read_chunk, request_signal, send, sleep, within, Chunk,
-    HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    fetch_option, name_failure, promise, read_chunk, read_from, request_signal, send, sleep,
+    within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -834,35 +834,39 @@ impl Shared {
         let reader = event_stream_reader(&response, &|| self.aborted()).await?;
         let mut buf = Vec::new();
         loop {
-            let chunk = match within(reader.read(), self.stall_ms).await {
-                Ok(Some(chunk)) => chunk,
-                Err(_) if self.aborted() => return Err(self.abort_error()),
-                broke => {
-                    let failure = match broke {
-                        Err(e) => TransportError::Network {
-                            reason: describe(&e),
-                        },
-                        _ => {
-                            let _ = reader.cancel();
-                            TransportError::Stalled {
-                                timeout_ms: self.stall_ms,
-                            }
-                        }
-                    };
-                    self.session.borrow_mut().finish();
-                    // A handler that throws gives what it threw, as it would mid-stream.
-                    self.deliver_failed(Some(&failure))?;
-                    return Err(js_error(&failure));
+            let failure = match within(read_from(&reader), self.stall_ms).await {
+                Ok(Some(_)) if self.aborted() => {
+                    let _ = reader.cancel();
+                    return Err(self.abort_error());
                 }
+                Ok(Some(chunk)) => match read_chunk(&chunk) {
+                    Chunk::End => break,
+                    Chunk::Bytes(bytes) => {
+                        copy_bytes(&bytes, &mut buf);
+                        None
+                    }
+                    Chunk::NotBytes(failure) => {
+                        let _ = reader.cancel();
+                        Some(failure)
+                    }
+                },
+                // The user's abort wins over a timer that fired in the same instant.
+                _ if self.aborted() => return Err(self.abort_error()),
+                Ok(None) => {
+                    let _ = reader.cancel();
+                    Some(TransportError::Stalled {
+                        timeout_ms: self.stall_ms,
+                    })
+                }
+                Err(e) => Some(TransportError::Network {
+                    reason: describe(&e),
+                }),
             };
-            if self.aborted() {
-                let _ = reader.cancel();
-                return Err(self.abort_error());
-            }
-            match read_chunk(&chunk) {
-                Chunk::End => break,
-                Chunk::Other => continue,
-                Chunk::Bytes(bytes) => copy_bytes(&bytes, &mut buf),
+            if let Some(failure) = failure {
+                self.session.borrow_mut().finish();
+                // A handler that throws gives what it threw, as it would mid-stream.
+                self.deliver_failed(Some(&failure))?;
+                return Err(js_error(&failure));
             }
             self.session.borrow_mut().feed(&buf);
             if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {

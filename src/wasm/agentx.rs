@@ -16,8 +16,8 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, byte_chunk, copy_bytes, credentials_option, describe, error_body,
-    event_stream_reader, fetch_option, name_failure, promise, read_chunk, request_signal, send,
-    within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    event_stream_reader, fetch_option, name_failure, promise, read_chunk, read_from,
+    request_signal, send, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -376,8 +376,10 @@ impl Call {
         let mut buf = Vec::new();
         let mut stopped = false;
         loop {
-            let chunk = match within(reader.read(), self.stall_ms).await {
+            let chunk = match within(read_from(&reader), self.stall_ms).await {
                 Ok(Some(chunk)) => chunk,
+                // The user's abort wins over a timer that fired in the same instant.
+                _ if self.aborted() => return Err(self.abort()),
                 Ok(None) => {
                     let _ = reader.cancel();
                     let stalled = TransportError::Stalled {
@@ -385,7 +387,6 @@ impl Call {
                     };
                     return Err(self.broken(stalled));
                 }
-                Err(_) if self.aborted() => return Err(self.abort()),
                 Err(e) => {
                     let reason = describe(&e);
                     return Err(self.broken(TransportError::Network { reason }));
@@ -396,8 +397,11 @@ impl Call {
             }
             match read_chunk(&chunk) {
                 Chunk::End => break,
-                Chunk::Other => continue,
                 Chunk::Bytes(bytes) => copy_bytes(&bytes, &mut buf),
+                Chunk::NotBytes(failure) => {
+                    let _ = reader.cancel();
+                    return Err(self.broken(failure));
+                }
             }
             self.decoder.borrow_mut().stream.feed(&buf);
             if let Err(e) = self.deliver() {

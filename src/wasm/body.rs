@@ -563,28 +563,33 @@ pub fn validate_payload_js(
     if let Some(text) = input.as_string() {
         return done(report(text.as_bytes()));
     }
-    if let Some(bytes) = input.dyn_ref::<Uint8Array>() {
+    if input.is_instance_of::<Uint8Array>() || input.is_instance_of::<js_sys::ArrayBuffer>() {
+        // Read by `byteChunk` (src/wasm/bytes.js): no getter of the input throws through the
+        // module, and a detached buffer is refused.
+        let bytes = match super::http::byte_chunk(input, "input") {
+            Ok(bytes) => bytes,
+            Err(e) => return Promise::reject(&e),
+        };
         if let Some(r) = early(u64::from(bytes.length())) {
             return done(r);
         }
         return done(report(&bytes.to_vec()));
     }
-    if let Some(buffer) = input.dyn_ref::<js_sys::ArrayBuffer>() {
-        if let Some(r) = early(u64::from(buffer.byte_length())) {
-            return done(r);
-        }
-        return done(report(&Uint8Array::new(buffer).to_vec()));
-    }
     if let Some(blob) = input.dyn_ref::<web_sys::Blob>() {
-        // `size` is a byte count, a non-negative integer below 2^53 (`as` saturates anyway).
-        if let Some(r) = early(blob.size() as u64) {
-            return done(r);
-        }
         let unreadable = |e: JsValue| {
             js_error(&BodyError::PayloadUnreadable {
                 reason: describe(&e),
             })
         };
+        // `size` is a byte count, a non-negative integer below 2^53 (`as` saturates anyway); read
+        // through `Reflect`, so that a subclass's getter that throws is refused, not thrown.
+        let size = match Reflect::get(blob, &JsValue::from_str("size")) {
+            Ok(size) => size.as_f64().unwrap_or(0.0),
+            Err(e) => return Promise::reject(&unreadable(e)),
+        };
+        if let Some(r) = early(size as u64) {
+            return done(r);
+        }
         // `blob.arrayBuffer()`, called so that a throwing override is caught, not propagated.
         let read = Reflect::get(blob, &JsValue::from_str("arrayBuffer"))
             .and_then(|f| f.dyn_into::<Function>())
@@ -595,7 +600,15 @@ pub fn validate_payload_js(
         };
         return promise(async move {
             let buffer = JsFuture::from(read).await.map_err(unreadable)?;
-            let bytes = Uint8Array::new(&buffer).to_vec();
+            let bytes = match super::http::bytes_of(&buffer) {
+                Ok(bytes) => bytes.to_vec(),
+                Err(reason) => {
+                    let reason = ["arrayBuffer() gave something else than bytes: ", &reason];
+                    return Err(js_error(&BodyError::PayloadUnreadable {
+                        reason: reason.concat(),
+                    }));
+                }
+            };
             to_ts(&validate_payload(&bytes, schema.as_ref(), &limits)).map(JsValue::from)
         });
     }

@@ -18,7 +18,8 @@ use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, credentials_option, describe, error_body, event_stream_reader, fetch_option,
-    name_failure, promise, read_chunk, request_signal, send, sleep, within, Chunk, HeaderList,
+    name_failure, promise, read_chunk, read_from, request_signal, send, sleep, within, Chunk,
+    HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -437,17 +438,15 @@ impl Call {
     /// Reads one connection to its end, feeding the decoder and delivering updates.
     async fn read(&mut self, connection: &Connection) -> Read {
         loop {
-            let chunk = match within(connection.reader.read(), self.stall_ms).await {
+            let chunk = match within(read_from(&connection.reader), self.stall_ms).await {
                 Ok(Some(chunk)) => chunk,
+                // The user's abort wins over a timer that fired in the same instant.
+                _ if self.aborted() => return Read::Aborted,
                 Ok(None) => {
                     let _ = connection.reader.cancel();
                     return Read::Broken(TransportError::Stalled {
                         timeout_ms: self.stall_ms,
                     });
-                }
-                Err(e) if self.aborted() => {
-                    drop(e);
-                    return Read::Aborted;
                 }
                 Err(e) => {
                     return Read::Broken(TransportError::Network {
@@ -460,8 +459,11 @@ impl Call {
             }
             let bytes = match read_chunk(&chunk) {
                 Chunk::End => return Read::Ended,
-                Chunk::Other => continue,
                 Chunk::Bytes(bytes) => bytes,
+                Chunk::NotBytes(failure) => {
+                    let _ = connection.reader.cancel();
+                    return Read::Broken(failure);
+                }
             };
             if let Err(e) = self.deliver_chunk(&bytes) {
                 let _ = connection.reader.cancel();

@@ -69,6 +69,24 @@ extern "C" {
     pub(crate) fn clear_timeout(id: &JsValue);
 }
 
+#[wasm_bindgen(module = "/src/wasm/bytes.js")]
+extern "C" {
+    /// The bytes of a caller's chunk as a fresh `Uint8Array` (a `Uint8Array` viewed through its
+    /// internal slots, an `ArrayBuffer` viewed, an array of byte values copied); what it throws is
+    /// returned: a string (the reason) for anything else, or a getter's exception.
+    #[wasm_bindgen(js_name = byteChunk, catch)]
+    fn byte_chunk_js(value: &JsValue) -> Result<Uint8Array, JsValue>;
+
+    /// `reader.read()` as a promise (a synchronous throw its rejection).
+    #[wasm_bindgen(js_name = readFrom)]
+    pub(crate) fn read_from(reader: &ReadableStreamDefaultReader) -> Promise;
+
+    /// What an exception says (its `message`, and its `cause`'s), `fallback` if it says nothing;
+    /// its own getters cannot throw from here.
+    #[wasm_bindgen(js_name = describeError)]
+    fn describe_error(e: &JsValue, fallback: &str) -> String;
+}
+
 /// Waits `ms` milliseconds (at most `i32::MAX`, about 24.8 days: `setTimeout`'s limit), or until
 /// `signal` fires, whichever comes first: a user's abort ends a client's wait (before resuming a
 /// stream, between polls) at once instead of when the wait was over. The timer is cleared and the
@@ -178,6 +196,8 @@ pub(crate) async fn send(
     };
     let answer = match timeout {
         Some((ms, controller)) if ms > 0 => match within(answer, ms).await {
+            // The user's abort wins over a timer that fired in the same instant.
+            Ok(None) if aborted() => return Err(js_error(&TransportError::Aborted)),
             Ok(None) => {
                 controller.abort();
                 return Err(js_error(&TransportError::Stalled { timeout_ms: ms }));
@@ -270,11 +290,14 @@ pub(crate) enum Chunk {
     End,
     /// Bytes.
     Bytes(Uint8Array),
-    /// Something that is not a `Uint8Array` (skipped).
-    Other,
+    /// Something that is not bytes (a body stream a custom `fetch` built from strings, say): the
+    /// stream cannot go on, as the Fetch standard's own readers of a body refuse such a chunk.
+    NotBytes(TransportError),
 }
 
-/// Reads a `ReadableStreamDefaultReader.read()` result `{done, value}`.
+/// Reads a `ReadableStreamDefaultReader.read()` result `{done, value}`: `value` through
+/// [`byte_chunk`] (a `Uint8Array`, or an `ArrayBuffer` or array of byte values, which a body
+/// built by hand may hold).
 pub(crate) fn read_chunk(chunk: &JsValue) -> Chunk {
     let done = Reflect::get(chunk, &"done".into())
         .ok()
@@ -283,12 +306,16 @@ pub(crate) fn read_chunk(chunk: &JsValue) -> Chunk {
     if done {
         return Chunk::End;
     }
-    match Reflect::get(chunk, &"value".into())
-        .ok()
-        .and_then(|v| v.dyn_into::<Uint8Array>().ok())
-    {
-        Some(bytes) => Chunk::Bytes(bytes),
-        None => Chunk::Other,
+    let value = Reflect::get(chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+    match byte_chunk_js(&value) {
+        Ok(bytes) => Chunk::Bytes(bytes),
+        Err(e) => Chunk::NotBytes(TransportError::Network {
+            reason: [
+                "the response body gave a chunk that is not bytes: ",
+                &not_bytes(&e),
+            ]
+            .concat(),
+        }),
     }
 }
 
@@ -303,37 +330,31 @@ pub(crate) fn copy_bytes(bytes: &Uint8Array, buf: &mut Vec<u8>) {
 }
 
 /// The bytes of a chunk a JavaScript caller feeds: a `Uint8Array` (a Node `Buffer` is one), an
-/// `ArrayBuffer` (viewed, not copied) or an array of byte values (integers from 0 to 255).
+/// `ArrayBuffer` (viewed, not copied) or an array of byte values (integers from 0 to 255). Read by
+/// `byteChunk` (src/wasm/bytes.js), so that no getter or `Proxy` trap of the value throws through
+/// the module.
 ///
 /// # Errors
 /// `invalid-argument` (`details.what` = `what`) for anything else: a string, another typed array,
 /// `null`, an array with an element that is not a byte value (`300`, `-1`, `1.5`, `"97"`, a hole:
-/// a `Uint8Array` would store them as other bytes)… A string is the usual mistake, and read as
-/// bytes it would be zeros; an `ArrayBuffer` read as an array would be empty.
+/// a `Uint8Array` would store them as other bytes) or whose getter throws, an array of more than
+/// 2^28 elements, a detached `ArrayBuffer`… A string is the usual mistake, and read as bytes it
+/// would be zeros; an `ArrayBuffer` read as an array would be empty.
 pub(crate) fn byte_chunk(value: JsValue, what: &str) -> Result<Uint8Array, JsValue> {
-    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
-        return Ok(bytes.clone());
+    bytes_of(&value).map_err(|reason| invalid_argument(what, &reason))
+}
+
+/// [`byte_chunk`]'s bytes, or the reason it refuses `value`.
+pub(crate) fn bytes_of(value: &JsValue) -> Result<Uint8Array, String> {
+    byte_chunk_js(value).map_err(|e| not_bytes(&e))
+}
+
+/// The reason `byteChunk` refused a value: what it threw.
+fn not_bytes(thrown: &JsValue) -> String {
+    match thrown.as_string() {
+        Some(reason) => reason,
+        None => ["it cannot be read: ", &describe(thrown)].concat(),
     }
-    if value.is_instance_of::<js_sys::ArrayBuffer>() {
-        return Ok(Uint8Array::new(&value));
-    }
-    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
-        let is_byte = |v: JsValue| {
-            v.as_f64()
-                .is_some_and(|n| n.fract() == 0.0 && (0.0..=255.0).contains(&n))
-        };
-        if let Some(i) = (0..array.length()).find(|&i| !is_byte(array.get(i))) {
-            let reason = format!("element {i} is not a byte value (an integer from 0 to 255)");
-            return Err(super::error::invalid_argument(what, &reason));
-        }
-        return Ok(Uint8Array::new(&value));
-    }
-    let reason = if value.is_string() {
-        "it is a string, not bytes (encode it first: new TextEncoder().encode(text))"
-    } else {
-        "it is neither a Uint8Array, an ArrayBuffer nor an array of byte values"
-    };
-    Err(super::error::invalid_argument(what, reason))
 }
 
 /// A client's `options.fetch`: the function used instead of the global `fetch`, if it is one.
@@ -390,35 +411,27 @@ pub(crate) async fn text_of(r: &Response) -> String {
             let _ = reader.cancel();
             break;
         }
-        let Ok(chunk) = JsFuture::from(reader.read()).await else {
+        let Ok(chunk) = JsFuture::from(read_from(&reader)).await else {
             break;
         };
         match read_chunk(&chunk) {
-            Chunk::End => break,
-            Chunk::Other => {}
             Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
+            // What is not bytes ends the body read here too: the error is about its status.
+            Chunk::NotBytes(_) => {
+                let _ = reader.cancel();
+                break;
+            }
+            Chunk::End => break,
         }
     }
     truncate_body(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// A readable description of a JavaScript error value: an `Error`'s message and its cause's, a
-/// string as it is, else `"unknown error"`. (An `Error` whose `message` is not a string gives
-/// `""` for it.)
+/// string as it is, else `"unknown error"` (also when reading it throws). (An `Error` whose
+/// `message` is not a string gives `""` for it.) Read by `describeError` (src/wasm/bytes.js).
 pub(crate) fn describe(e: &JsValue) -> String {
-    let message =
-        |err: &js_sys::Error| JsValue::from(err.message()).as_string().unwrap_or_default();
-    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        let mut s = message(err);
-        if let Ok(cause) = Reflect::get(err, &"cause".into()) {
-            if let Some(c) = cause.dyn_ref::<js_sys::Error>() {
-                s.push_str(": ");
-                s.push_str(&message(c));
-            }
-        }
-        return s;
-    }
-    e.as_string().unwrap_or_else(|| "unknown error".to_owned())
+    describe_error(e, "unknown error")
 }
 
 /// Gives the stream's closing issue the error the stream fails with: in `updates` (a JavaScript

@@ -364,6 +364,20 @@ test("validatePayload: strings, Uint8Array, ArrayBuffer, Blob and File, with and
   assert.equal(r.errors[1].line, 1); // the payload is one line
   assert.ok(r.errors[1].column > r.errors[0].column);
   assert.equal((await validatePayload(payload, null)).ok, true);
+  // A detached ArrayBuffer (transferred to a worker) has no bytes to read: a typed rejection.
+  const detached = utf8(payload).buffer;
+  structuredClone(detached, { transfer: [detached] });
+  await assert.rejects(validatePayload(detached), (e) => e.code === "invalid-argument" && e.details.what === "input" && /detached/.test(e.details.reason));
+  // A Blob whose size getter throws, or whose arrayBuffer() gives something else than bytes:
+  // payload-unreadable (the size's exception was thrown synchronously; a number was read as that
+  // many zero bytes; -1 or a detached buffer threw from inside the module, uncaught).
+  const unreadable = (e) => e.code === "payload-unreadable";
+  await assert.rejects(validatePayload(new (class extends Blob { get size() { throw new Error("size"); } })([payload])), unreadable);
+  for (const gave of [5, -1, detached]) {
+    const blob = new Blob([payload]);
+    blob.arrayBuffer = async () => gave;
+    await assert.rejects(validatePayload(blob), (e) => unreadable(e) && /arrayBuffer\(\) gave something else than bytes/.test(e.message), String(gave));
+  }
 });
 
 test("validatePayload locates syntax errors by line and column, and part errors by index and name", async () => {

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentwire, shared } from "../helpers.mjs";
 
-const { AgentStreamDecoder, SseDecoder, AgentxStreamDecoder, PartialJson, Pattern, ProtocolError, encodeAgentEvent } = await agentwire();
+const { AgentClient, AgentStreamDecoder, SseDecoder, AgentxStreamDecoder, PartialJson, Pattern, ProtocolError, RequestBuilder, encodeAgentEvent } = await agentwire();
 const fixture = (p) => readFileSync(join(shared, "fixtures", p));
 
 test("AgentStreamDecoder assembles every agentscope-runtime fixture identically at any chunking", () => {
@@ -273,6 +273,38 @@ test("a wasm object used after free() or from inside its own method throws a typ
   e.free(); // again: nothing
 });
 
+test("object-freed is thrown before the module is entered: 20,000 calls on freed objects leave it working", async () => {
+  // Thrown from inside the module, each such error left the frames it unwound on the module's
+  // stack: about 5,000 `build()` calls on a freed builder broke every later call of every object
+  // ("memory access out of bounds").
+  const freedBuilder = new RequestBuilder();
+  freedBuilder.free();
+  const freedDecoder = new SseDecoder();
+  freedDecoder.free();
+  const freedPattern = new Pattern("/a/*");
+  freedPattern.free();
+  const calls = [() => freedBuilder.build(), () => freedDecoder.feed(new Uint8Array([10])), () => freedDecoder.lastEventId, () => new SseDecoder().feed(freedPattern)];
+  let freedErrors = 0;
+  for (let i = 0; i < 20000; i++) {
+    try {
+      calls[i % 3]();
+    } catch (e) {
+      if (e.code === "object-freed") freedErrors++;
+    }
+  }
+  assert.equal(freedErrors, 20000);
+  assert.deepEqual(new SseDecoder().feed(new TextEncoder().encode("data: x\n\n")).map((i) => i.data), ["x"]);
+  // A class-typed argument: freed, or not of its class.
+  const answer = 'data: {"object":"response","id":"r","status":"completed"}\n\n';
+  const fetch = async () => new Response(answer, { headers: { "content-type": "text/event-stream" } });
+  const stream = new AgentClient({ baseUrl: "http://127.0.0.1:9", fetch }).stream(new RequestBuilder().text("user", "x").build());
+  await stream.response;
+  assert.throws(() => stream.list(freedPattern), (e) => e.code === "object-freed");
+  for (const bad of [{}, 5]) {
+    assert.throws(() => stream.list(bad), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.reason === "expected a Pattern");
+  }
+});
+
 test("a surrogate pair cut between two deltas is joined; a half left alone reads as U+FFFD, as toWellFormed gives it", () => {
   // A JavaScript server that slices text by UTF-16 index sends each half as an escape of its own
   // (JSON.stringify("\ud83d") is "\"\\ud83d\""): valid JSON, which serde_json would refuse.
@@ -329,9 +361,22 @@ test("every byte feeder takes a Uint8Array, a Buffer, an ArrayBuffer or an array
       [[97, "97"], /element 1 /],
       [[97, , 98], /element 1 /], // a hole
     ];
+    // A detached ArrayBuffer (transferred elsewhere): `new Uint8Array` of it throws a TypeError,
+    // which passed through the module and left the feeder borrowed.
+    const detached = bytes.slice().buffer;
+    structuredClone(detached, { transfer: [detached] });
+    notBytes.push([detached, /detached/]);
+    // An element whose getter throws, and a Proxy whose `length` throws: read through Reflect,
+    // refused (they were thrown through the module and left the feeder borrowed for good).
+    const throwing = Array.from(bytes);
+    Object.defineProperty(throwing, 1, { get: () => { throw new Error("boom"); } });
+    notBytes.push([throwing, /element 1 cannot be read: boom/]);
+    const lying = new Proxy(Array.from(bytes), { get: (t, k) => (k === "length" ? (() => { throw new RangeError("no length"); })() : t[k]) });
+    notBytes.push([lying, /length cannot be read: no length/]);
+    notBytes.push([new Proxy([], { get: (t, k) => (k === "length" ? 2 ** 32 - 1 : 0) }), /more than 2\^28 elements/]);
     for (const [bad, reason] of [[new TextDecoder().decode(bytes), /a string, not bytes/], [new Uint16Array(4), /neither/], [null, /neither/], ...notBytes]) {
       const feed = make();
-      assert.throws(() => feed(bad), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "bytes" && reason.test(e.details.reason), `${name}: ${String(bad)}`);
+      assert.throws(() => feed(bad), (e) => e instanceof ProtocolError && e.code === "invalid-argument" && e.details.what === "bytes" && reason.test(e.details.reason), `${name}: ${reason}`);
       assert.equal(JSON.stringify(feed(bytes)), expected, `${name} after the error`);
     }
   }

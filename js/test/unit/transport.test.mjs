@@ -258,3 +258,64 @@ test("a handler that throws on the resumed warning closes the resumed connection
   assert.equal(settled.error, thrown);
   await eventually(() => closed.includes("GET /resume-open/resp_1"), 2000, "the resumed request closed");
 });
+
+test("an abort the request does not see (a fetch that ignores its signal) wins over the stall timer, in every client", async () => {
+  const events = {
+    agent: RESPONSE[0],
+    agentx: `data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`,
+    acp: `data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`,
+  };
+  // A fetch that never answers, or answers with one event and then a body that never ends; it
+  // ignores the request's signal, so only the stall timer notices anything.
+  const fetches = {
+    "no answer": () => () => new Promise(() => {}),
+    "a silent body": (event) => () =>
+      new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(event)) }), {
+        headers: { "content-type": "text/event-stream" },
+      }),
+  };
+  for (const [shape, fetchOf] of Object.entries(fetches)) {
+    const outcomes = {
+      agent: (signal) => new AgentClient({ baseUrl, fetch: fetchOf(events.agent) }).stream(request(), {}, { stallTimeoutMs: 150, signal }).response,
+      agentx: (signal) => new AgentxClient({ baseUrl, fetch: fetchOf(events.agentx) }).chat([agentxUserMessage("x")], {}, { stallTimeoutMs: 150, signal }).messages,
+      acp: (signal) => new AcpClient({ baseUrl, fetch: fetchOf(events.acp) }).run("a", "x", { stallTimeoutMs: 150, signal }).run,
+    };
+    for (const [client, outcome] of Object.entries(outcomes)) {
+      const controller = new AbortController();
+      const settled = within(outcome(controller.signal));
+      setTimeout(() => controller.abort(), 20);
+      const result = await settled;
+      assert.equal(result.error?.code, "aborted", `${client}, ${shape}: ${JSON.stringify(result)}`);
+    }
+  }
+});
+
+test("a body chunk that is not bytes ends the stream with network-error; a Uint8Array is read through its internal slots, in every client", async () => {
+  const events = {
+    agent: RESPONSE.join(""),
+    agentx: `data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`,
+    acp: `data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`,
+  };
+  const answer = (chunk) => async () =>
+    new Response(new ReadableStream({ start: (c) => (c.enqueue(chunk), c.close()) }), { headers: { "content-type": "text/event-stream" } });
+  const outcomes = {
+    agent: (fetch, onError) => new AgentClient({ baseUrl, fetch, resume: { maxAttempts: 0 } }).stream(request(), { onError }).response,
+    agentx: (fetch, onError) => new AgentxClient({ baseUrl, fetch }).chat([agentxUserMessage("x")], { onError }).messages,
+    acp: (fetch, onError) => new AcpClient({ baseUrl, fetch }).run("a", "x", { onError }).run,
+  };
+  // A string (a body a custom fetch built by hand) was skipped without a word: the stream then
+  // ended incomplete, its bytes lost.
+  for (const client of Object.keys(events)) {
+    const errors = [];
+    const settled = await within(outcomes[client](answer(events[client]), (e) => errors.push(e.code)));
+    assert.equal(settled.error?.code, "network-error", `${client}: ${JSON.stringify(settled)}`);
+    assert.match(settled.error.details.reason, /the response body gave a chunk that is not bytes: it is a string/, client);
+    assert.deepEqual(errors, ["network-error"], client);
+  }
+  // A Uint8Array whose own `length` throws: its internal slots are read (the exception went
+  // through the module, left the stream borrowed and was uncaught).
+  const chunk = new TextEncoder().encode(events.agent);
+  Object.defineProperty(chunk, "length", { get: () => { throw new Error("evil length"); } });
+  const settled = await within(outcomes.agent(answer(chunk), () => {}));
+  assert.equal(settled.value?.status, "completed", JSON.stringify(settled));
+});
