@@ -22,8 +22,8 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, copy_bytes, credentials_option, describe, error_body, event_stream_reader,
-    fetch_option, name_failure, promise, read_chunk, read_from, request_signal, send, sleep,
-    within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    fetch_option, header_of, is_ok, name_failure, promise, read_chunk, read_from, request_signal,
+    send, sleep, status_of, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -109,7 +109,8 @@ pub struct AcpRunConfig {
     /// mode.
     #[tsify(optional, type = "\"stream\" | \"sync\" | \"async\"")]
     pub mode: Option<String>,
-    /// A session to continue (its history is given to the agent).
+    /// A session to continue (its history is given to the agent): a UUID, as the protocol's
+    /// `SessionId` is (checked with the input, see `checkInput`).
     #[tsify(optional)]
     pub session_id: Option<String>,
     /// Milliseconds between two polls of `GET /runs/{run_id}/events` (`async` runs) or of
@@ -135,8 +136,10 @@ pub struct AcpRunConfig {
     /// Limits on messages, parts, JSON depth and stream bytes.
     #[tsify(optional)]
     pub limits: Option<crate::limits::Limits>,
-    /// Check the input against the agent's manifest, when the client has read it (`agents()`,
-    /// `agent(name)`), before sending (default `true`).
+    /// Check the input before sending (default `true`): each message's role against the
+    /// protocol's pattern (`user`, `agent` or `agent/<name>`), `sessionId` is a UUID, and the
+    /// parts' content types against the agent's manifest, when the client has read it
+    /// (`agents()`, `agent(name)`). acp-sdk's server refuses the first two with HTTP 422.
     #[tsify(optional)]
     pub check_input: Option<bool>,
     /// Milliseconds a request of the run may wait for its answer's head, and a stream for its next
@@ -221,9 +224,9 @@ impl Transport {
         let aborted = || is_aborted(signal);
         let timeout = Some((stall_ms, &controller));
         let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
-        if !response.ok() {
+        if !is_ok(&response) {
             let body = error_body(&response, &aborted).await?;
-            return Err(js_error(&decode_error(response.status(), &body)));
+            return Err(js_error(&decode_error(status_of(&response), &body)));
         }
         Ok(response)
     }
@@ -461,6 +464,7 @@ impl JsAcpClient {
             .dyn_into()
             .map_err(|_| invalid_argument("sink", "it is not a function"))?;
         if config.check_input.unwrap_or(true) {
+            check_roles_and_session(&input, config.session_id.as_deref())?;
             if let Some(manifest) = self.manifests.borrow().get(agent_name) {
                 for message in &input {
                     manifest.check_input(message).map_err(|e| acp_err(&e))?;
@@ -518,6 +522,37 @@ impl JsAcpClient {
         shared.schedule(async move { s.post(http).await }, None);
         Ok(JsAcpRunCall { shared })
     }
+}
+
+/// The checks of a run's input that need no manifest: each message's role matches the protocol's
+/// pattern `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$` (`Role::is_valid`), and the session id is a UUID
+/// (the protocol's `SessionId`).
+///
+/// # Errors
+/// `invalid-argument`: `what` `input[<i>].role` or `options.sessionId`.
+fn check_roles_and_session(input: &[Message], session_id: Option<&str>) -> Result<(), JsValue> {
+    if let Some((i, m)) = input.iter().enumerate().find(|(_, m)| !m.role.is_valid()) {
+        let reason = format!(
+            "`{}` is not an ACP role: user, agent or agent/<name> (letters, digits, _ and -)",
+            m.role
+        );
+        return Err(invalid_argument(&format!("input[{i}].role"), &reason));
+    }
+    if let Some(id) = session_id.filter(|id| !is_uuid(id)) {
+        let reason = format!("`{id}` is not a UUID (ACP session ids are)");
+        return Err(invalid_argument("options.sessionId", &reason));
+    }
+    Ok(())
+}
+
+/// Whether `s` is a UUID in its text form: 32 hex digits in groups of 8-4-4-4-12 (either case).
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 /// Throws `content-type-not-accepted` if a part of `message` has a content type `manifest` does
@@ -808,7 +843,7 @@ impl Shared {
             .transport
             .send(&request, self.signal(), stall_ms)
             .await?;
-        if let Ok(Some(id)) = response.headers().get("run-id") {
+        if let Some(id) = header_of(&response, "run-id") {
             self.note_run_id(&id);
         }
         match self.mode {

@@ -16,8 +16,8 @@ use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, byte_chunk, copy_bytes, credentials_option, describe, error_body,
-    event_stream_reader, fetch_option, name_failure, promise, read_chunk, read_from,
-    request_signal, send, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    event_stream_reader, fetch_option, is_ok, name_failure, promise, read_chunk, read_from,
+    request_signal, send, status_of, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -454,9 +454,9 @@ impl Call {
         let aborted = || self.aborted();
         let timeout = Some((self.stall_ms, &controller));
         let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
-        if !response.ok() {
+        if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
-                status: response.status(),
+                status: status_of(&response),
                 body: error_body(&response, &aborted).await?,
             }));
         }

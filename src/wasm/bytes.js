@@ -110,3 +110,29 @@ export function describeError(e, fallback) {
     return fallback;
   }
 }
+
+/** The answer's header `name` (`null` if absent, or if reading it throws). */
+export function headerOf(response, name) {
+  try {
+    const value = response.headers.get(name);
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The answer's status, a number (0 if it has none, or if reading it throws). */
+export function statusOf(response) {
+  try {
+    const status = response.status;
+    return typeof status === "number" ? status : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A reader of the answer's body, `null` without a body; what reading it throws is the caller's. */
+export function readerOf(response) {
+  const body = response.body;
+  return body ? body.getReader() : null;
+}

@@ -18,8 +18,8 @@ use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, credentials_option, describe, error_body, event_stream_reader, fetch_option,
-    name_failure, promise, read_chunk, read_from, request_signal, send, sleep, within, Chunk,
-    HeaderList,
+    is_ok, name_failure, promise, read_chunk, read_from, request_signal, send, sleep, status_of,
+    within, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -423,9 +423,9 @@ impl Call {
         let timeout = Some((self.stall_ms, &controller));
         let aborted = || self.aborted();
         let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
-        if !response.ok() {
+        if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
-                status: response.status(),
+                status: status_of(&response),
                 body: error_body(&response, &aborted).await?,
             }));
         }

@@ -85,6 +85,24 @@ extern "C" {
     /// its own getters cannot throw from here.
     #[wasm_bindgen(js_name = describeError)]
     fn describe_error(e: &JsValue, fallback: &str) -> String;
+
+    /// The answer's header `name`, `None` if absent or if reading it throws.
+    #[wasm_bindgen(js_name = headerOf)]
+    pub(crate) fn header_of(response: &Response, name: &str) -> Option<String>;
+
+    /// The answer's status (0 if it has none, or if reading it throws).
+    #[wasm_bindgen(js_name = statusOf)]
+    pub(crate) fn status_of(response: &Response) -> u16;
+
+    /// A reader of the answer's body, `None` without one; what reading it throws is returned.
+    #[wasm_bindgen(js_name = readerOf, catch)]
+    fn reader_of(response: &Response) -> Result<Option<ReadableStreamDefaultReader>, JsValue>;
+}
+
+/// Whether the answer's status is 2xx (`Response.ok`, computed from the status: a mock's or a
+/// subclass's `ok` getter is not read).
+pub(crate) fn is_ok(response: &Response) -> bool {
+    (200..300).contains(&status_of(response))
 }
 
 /// Waits `ms` milliseconds (at most `i32::MAX`, about 24.8 days: `setTimeout`'s limit), or until
@@ -207,7 +225,12 @@ pub(crate) async fn send(
         _ => JsFuture::from(answer).await,
     };
     match answer {
-        Ok(r) if r.is_object() => Ok(r.unchecked_into()),
+        // A `Response`, or an object that reads as one (a mock, another library's `Response`):
+        // its `status` a number. `{}` would read as HTTP 0.
+        Ok(r) if r.is_instance_of::<Response>() || has_status(&r) => Ok(r.unchecked_into()),
+        Ok(r) if r.is_object() => Err(network(
+            "fetch gave an object that is not a Response (it has no numeric status)".to_owned(),
+        )),
         Ok(r) => Err(network(format!(
             "fetch gave {} instead of a Response",
             r.js_typeof().as_string().unwrap_or_default()
@@ -215,6 +238,13 @@ pub(crate) async fn send(
         Err(_) if aborted() => Err(js_error(&TransportError::Aborted)),
         Err(e) => Err(network(describe(&e))),
     }
+}
+
+/// Whether `value` is an object whose `status` is a number (read through `Reflect`: a getter that
+/// throws gives `false`).
+fn has_status(value: &JsValue) -> bool {
+    value.is_object()
+        && Reflect::get(value, &JsValue::from_str("status")).is_ok_and(|s| s.as_f64().is_some())
 }
 
 /// `promise`'s value, or `Ok(None)` if it has not settled within `ms` milliseconds (0: no limit).
@@ -275,11 +305,14 @@ pub(crate) async fn event_stream_reader(
             body: error_body(response, aborted).await?,
         }));
     }
-    match response.body() {
-        Some(body) => Ok(body.get_reader().unchecked_into()),
-        None => Err(js_error(&TransportError::NotEventStream {
+    match reader_of(response) {
+        Ok(Some(reader)) => Ok(reader),
+        Ok(None) => Err(js_error(&TransportError::NotEventStream {
             content_type: ct,
             body: String::new(),
+        })),
+        Err(e) => Err(js_error(&TransportError::Network {
+            reason: ["the response body cannot be read: ", &describe(&e)].concat(),
         })),
     }
 }
@@ -386,11 +419,7 @@ pub(crate) fn credentials_option(
 
 /// The response's `Content-Type` header (`""` if none).
 pub(crate) fn content_type(r: &Response) -> String {
-    r.headers()
-        .get("content-type")
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+    header_of(r, "content-type").unwrap_or_default()
 }
 
 /// The response body's first 64 KiB as text (UTF-8, bad sequences replaced, cut at a character
@@ -399,10 +428,9 @@ pub(crate) fn content_type(r: &Response) -> String {
 pub(crate) async fn text_of(r: &Response) -> String {
     /// Bytes read: the 64 KiB kept and a character's worth more (a cut sequence past the cut).
     const READ: usize = 64 * 1024 + 4;
-    let Some(body) = r.body() else {
+    let Ok(Some(reader)) = reader_of(r) else {
         return String::new();
     };
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let mut bytes = Vec::new();
     loop {
         if bytes.len() >= READ {

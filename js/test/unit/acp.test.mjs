@@ -242,6 +242,17 @@ test("agents() reads the manifests, and runs check their input against them", as
   );
   assert.equal(fetch.requests.filter((r) => r.key === "POST /runs").length, 0, "nothing was sent");
   assert.throws(() => acpCheckInput(vision, pdf), (e) => e.code === "content-type-not-accepted");
+  // Roles outside the protocol's pattern and session ids that are not UUIDs, which acp-sdk's
+  // server answers with HTTP 422, are refused before anything is sent (checkInput: false sends them).
+  assert.throws(() => client.run("echo", acpMessage("hi", "assistant")), (e) => e.code === "invalid-argument" && e.details.what === "input[0].role" && /`assistant` is not an ACP role/.test(e.details.reason));
+  assert.throws(() => client.run("echo", "hi", { sessionId: "sess-1" }), (e) => e.code === "invalid-argument" && e.details.what === "options.sessionId");
+  assert.equal(fetch.requests.filter((r) => r.key === "POST /runs").length, 0, "nothing was sent");
+  // A UUID and the pattern's roles are sent (the scripted server answers 404: http-error).
+  const sessionId = "0F8FAD5B-d9cb-469f-a165-70867728950e";
+  const sent = client.run("echo", [acpMessage("hi"), acpMessage("ok", "agent"), acpMessage("and", "agent/echo-2_x")], { sessionId });
+  await assert.rejects(sent.run, (e) => e.code === "http-error");
+  const posted = fetch.requests.filter((r) => r.key === "POST /runs");
+  assert.deepEqual(posted.map((r) => [r.body.session_id, r.body.input.map((m) => m.role)]), [[sessionId, ["user", "agent", "agent/echo-2_x"]]]);
   acpCheckInput(vision, { role: "user", parts: [{ content_type: "image/png", content_url: "https://example.com/cat.png" }] });
 });
 

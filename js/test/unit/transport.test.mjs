@@ -193,6 +193,8 @@ test("a custom fetch that throws or gives no Response fails with network-error, 
     "throws synchronously": () => {
       throw new TypeError("boom");
     },
+    // An object that does not read as a Response (a mock without its status) read as HTTP 0.
+    "gives {}": async () => ({}),
   };
   for (const [what, fetch] of Object.entries(fetches)) {
     const errors = [];
@@ -318,4 +320,38 @@ test("a body chunk that is not bytes ends the stream with network-error; a Uint8
   Object.defineProperty(chunk, "length", { get: () => { throw new Error("evil length"); } });
   const settled = await within(outcomes.agent(answer(chunk), () => {}));
   assert.equal(settled.value?.status, "completed", JSON.stringify(settled));
+});
+
+test("a custom fetch's answer whose getters throw settles with a typed error, in every client (the exception was uncaught)", async () => {
+  const uncaught = [];
+  const onUncaught = (e) => uncaught.push(e);
+  process.on("uncaughtException", onUncaught);
+  try {
+    const headers = { "content-type": "text/event-stream" };
+    const body = () => new ReadableStream({ start: (c) => c.close() });
+    const answers = {
+      // `ok` is not read (it is the status's range): the stream goes on and ends empty.
+      ok: [() => new (class extends Response { get ok() { throw new Error("ok"); } })(body(), { headers }), null],
+      headers: [() => new (class extends Response { get headers() { throw new Error("headers"); } })(body(), { headers }), "not-event-stream"],
+      body: [() => new (class extends Response { get body() { throw new Error("body"); } })(body(), { headers }), "network-error"],
+    };
+    for (const [getter, [make, code]] of Object.entries(answers)) {
+      const fetch = async () => make();
+      const outcomes = {
+        agent: new AgentClient({ baseUrl, fetch, resume: { maxAttempts: 0 } }).stream(request(), {}).response,
+        agentx: new AgentxClient({ baseUrl, fetch }).chat([agentxUserMessage("x")], {}).messages,
+        acp: new AcpClient({ baseUrl, fetch }).run("a", "x", {}).run,
+      };
+      for (const [client, outcome] of Object.entries(outcomes)) {
+        const settled = await within(outcome, 2000);
+        assert.notEqual(settled, "pending", `${getter}, ${client}`);
+        if (code) assert.equal(settled.error?.code, code, `${getter}, ${client}: ${JSON.stringify(settled)}`);
+        else assert.ok(settled.value !== undefined || settled.error instanceof ProtocolError, `${getter}, ${client}: ${JSON.stringify(settled)}`);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(uncaught.map(String), []);
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
 });
