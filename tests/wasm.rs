@@ -276,6 +276,7 @@ async fn streams_a_real_response_from_the_reference_server_with_fetch() {
     let client = JsAgentClient::new(options.unchecked_into::<AgentClientOptions>()).unwrap();
     let request = JsRequestBuilder::new()
         .text("user", "Hello from wasm-bindgen-test")
+        .unwrap()
         .build()
         .unwrap();
     let calls = Array::new();
@@ -337,7 +338,11 @@ async fn a_non_event_stream_answer_is_a_protocol_error_with_status_and_body() {
     Reflect::set(&options, &"baseUrl".into(), &server().into()).unwrap();
     Reflect::set(&options, &"endpoint".into(), &"/no-such-endpoint".into()).unwrap();
     let client = JsAgentClient::new(options.unchecked_into::<AgentClientOptions>()).unwrap();
-    let request = JsRequestBuilder::new().text("user", "hi").build().unwrap();
+    let request = JsRequestBuilder::new()
+        .text("user", "hi")
+        .unwrap()
+        .build()
+        .unwrap();
     let sink = Function::new_no_args("");
     let e = JsFuture::from(
         client

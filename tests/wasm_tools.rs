@@ -416,6 +416,7 @@ async fn agent_api_tool_call_streams_and_continues_with_the_output() {
         .unwrap();
     let request = JsRequestBuilder::new()
         .text("user", "What time is it in Paris?")
+        .unwrap()
         .build()
         .unwrap();
     let request = tools.offer_tools(request).unwrap();

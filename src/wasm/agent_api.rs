@@ -11,7 +11,7 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, from_ts, to_ts};
-use super::error::js_error;
+use super::error::{invalid_argument, js_error};
 use super::http::{byte_chunk, copy_bytes};
 use crate::dialect::agent_api::{
     self as a, AgentRequest, AgentResponse, AgentStream, AssemblerOptions, Content,
@@ -98,6 +98,22 @@ impl StreamOptions {
 /// The largest slice of a chunk copied into wasm memory and decoded at a time (64 KiB); per event,
 /// its updates are built before the next slice: see `JsAgentStreamDecoder::feed_and_drain`.
 pub(crate) const FEED_SLICE: usize = 64 * 1024;
+
+/// A role to write a message with: one of the protocol's (`AgentRole`: `assistant`, `user`,
+/// `system`, `tool`). What is read stays open (`Role::Other`); what is written is checked, as a
+/// server refuses any other (agentscope-runtime answers with a validation error).
+///
+/// # Errors
+/// `invalid-argument` (`details.what` = `"role"`) for any other role.
+pub(crate) fn role_arg(role: &str) -> Result<Role, JsValue> {
+    match Role::from(role) {
+        Role::Other(_) => Err(invalid_argument(
+            "role",
+            &format!("`{role}` is not an Agent API role: assistant, user, system or tool"),
+        )),
+        known => Ok(known),
+    }
+}
 
 /// Decodes an Agent API `text/event-stream` and assembles the response: feed it the bytes as they
 /// arrive, get the updates each chunk completed. Transport-independent (`AgentClient` uses it over
@@ -335,32 +351,53 @@ impl JsRequestBuilder {
     }
 
     /// Adds a `text` content from `role` (joins the last message if it has the same role).
-    pub fn text(&self, role: &str, text: &str) -> JsRequestBuilder {
-        self.update(|b| b.text(Role::from(role), text))
+    ///
+    /// # Errors
+    /// `invalid-argument` for a role that is not the protocol's (`assistant`, `user`, `system`,
+    /// `tool`).
+    pub fn text(&self, role: &str, text: &str) -> Result<JsRequestBuilder, JsValue> {
+        let role = role_arg(role)?;
+        Ok(self.update(|b| b.text(role, text)))
     }
 
     /// Adds an `image` content (a URL or `data:` URL).
-    pub fn image(&self, role: &str, image_url: &str) -> JsRequestBuilder {
-        self.update(|b| b.image(Role::from(role), image_url))
+    ///
+    /// # Errors
+    /// `invalid-argument` for a role that is not the protocol's (`assistant`, `user`, `system`,
+    /// `tool`).
+    pub fn image(&self, role: &str, image_url: &str) -> Result<JsRequestBuilder, JsValue> {
+        let role = role_arg(role)?;
+        Ok(self.update(|b| b.image(role, image_url)))
     }
 
     /// Adds a `data` content (a JSON object).
     ///
     /// # Errors
     /// `invalid-argument` unless `data` is a JSON object (the protocol's `DataContent.data` is
-    /// one: a server refuses an array or a number).
+    /// one: a server refuses an array or a number), or for a role that is not the protocol's.
     pub fn data(
         &self,
         role: &str,
         #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] data: JsValue,
     ) -> Result<JsRequestBuilder, JsValue> {
         let value = super::convert::object_from_js(&data, "data")?;
-        Ok(self.update(|b| b.data(Role::from(role), value)))
+        let role = role_arg(role)?;
+        Ok(self.update(|b| b.data(role, value)))
     }
 
     /// Adds a `file` content referring to a URL.
-    pub fn file(&self, role: &str, file_url: &str, filename: Option<String>) -> JsRequestBuilder {
-        self.update(|b| b.file(Role::from(role), file_url, filename.as_deref()))
+    ///
+    /// # Errors
+    /// `invalid-argument` for a role that is not the protocol's (`assistant`, `user`, `system`,
+    /// `tool`).
+    pub fn file(
+        &self,
+        role: &str,
+        file_url: &str,
+        filename: Option<String>,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        let role = role_arg(role)?;
+        Ok(self.update(|b| b.file(role, file_url, filename.as_deref())))
     }
 
     /// Adds a whole message.
@@ -502,8 +539,18 @@ impl JsRequestBuilder {
     }
 
     /// Ask for a stream (`true`, the default) or a single JSON answer.
-    pub fn stream(&self, stream: bool) -> JsRequestBuilder {
-        self.update(|b| b.stream(stream))
+    ///
+    /// # Errors
+    /// `invalid-argument` for anything but a boolean (`"false"` would read as `true`, and
+    /// wasm-bindgen's conversion read `"true"` as `false`).
+    pub fn stream(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "boolean")] stream: JsValue,
+    ) -> Result<JsRequestBuilder, JsValue> {
+        match stream.as_bool() {
+            Some(stream) => Ok(self.update(|b| b.stream(stream))),
+            None => Err(invalid_argument("stream", "expected a boolean")),
+        }
     }
 
     /// Sets a field the protocol does not define.

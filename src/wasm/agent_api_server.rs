@@ -11,8 +11,9 @@ use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
+use super::agent_api::role_arg;
 use super::convert::{from_ts, object_from_js, to_ts};
-use super::error::js_error;
+use super::error::{invalid_argument, js_error};
 use crate::dialect::agent_api::{
     self as a, AgentEvent, AgentResponse, Content, ContentKind, ErrorInfo, MessageType, Role,
 };
@@ -77,6 +78,11 @@ impl JsResponseBuilder {
         event_ts(self.0.completed())
     }
 
+    /// Status `canceled` with the output so far.
+    pub fn canceled(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.canceled())
+    }
+
     /// Status `failed` with an error.
     pub fn failed(&mut self, code: &str, message: &str) -> Result<Ts<AgentEventJs>, JsValue> {
         event_ts(self.0.failed(ErrorInfo {
@@ -87,14 +93,19 @@ impl JsResponseBuilder {
     }
 
     /// Starts a message of `role` and `messageType` (default `message`).
+    ///
+    /// # Errors
+    /// `invalid-argument` for a role that is not the protocol's (`assistant`, `user`, `system`,
+    /// `tool`).
     #[wasm_bindgen(js_name = createMessageBuilder)]
     pub fn create_message_builder(
         &mut self,
         role: &str,
         message_type: Option<String>,
-    ) -> JsMessageBuilder {
+    ) -> Result<JsMessageBuilder, JsValue> {
+        let role = role_arg(role)?;
         let kind = message_type.map_or(MessageType::Message, |t| MessageType::from(t.as_str()));
-        JsMessageBuilder(self.0.create_message_builder(Role::from(role), kind))
+        Ok(JsMessageBuilder(self.0.create_message_builder(role, kind)))
     }
 
     /// The protocol's `generate_streaming_response`: the events of a whole response streaming
@@ -102,7 +113,7 @@ impl JsResponseBuilder {
     ///
     /// # Errors
     /// `invalid-argument` (`details.what` = `"textTokens"`) if `textTokens` is not an array of
-    /// strings.
+    /// strings, or for a role that is not the protocol's.
     #[wasm_bindgen(js_name = generateStreamingResponse)]
     pub fn generate_streaming_response(
         &mut self,
@@ -112,7 +123,7 @@ impl JsResponseBuilder {
     ) -> Result<Vec<Ts<AgentEventJs>>, JsValue> {
         let text_tokens: Vec<String> = super::convert::from_js(&text_tokens, "textTokens")?;
         let tokens: Vec<&str> = text_tokens.iter().map(String::as_str).collect();
-        let role = role.map_or(Role::Assistant, |r| Role::from(r.as_str()));
+        let role = role.map_or(Ok(Role::Assistant), |r| role_arg(&r))?;
         self.0
             .generate_streaming_response(&tokens, role)
             .into_iter()
@@ -144,13 +155,26 @@ impl JsMessageBuilder {
         event_ts(self.0.in_progress())
     }
 
-    /// Starts a content of `contentType` (`text`, `image`, `data`, …) at the next index.
+    /// Starts a content of `contentType` (`text`, `image`, `data`, `audio`, `file`, `refusal`,
+    /// `video`) at the next index.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"contentType"`) for any other type.
     #[wasm_bindgen(js_name = createContentBuilder)]
-    pub fn create_content_builder(&mut self, content_type: &str) -> JsContentBuilder {
-        JsContentBuilder(
-            self.0
-                .create_content_builder(ContentKind::from(content_type)),
-        )
+    pub fn create_content_builder(
+        &mut self,
+        content_type: &str,
+    ) -> Result<JsContentBuilder, JsValue> {
+        match ContentKind::from(content_type) {
+            ContentKind::Other(_) => Err(invalid_argument(
+                "contentType",
+                &format!(
+                    "`{content_type}` is not an Agent API content type: text, image, data, audio, \
+                     file, refusal or video"
+                ),
+            )),
+            kind => Ok(JsContentBuilder(self.0.create_content_builder(kind))),
+        }
     }
 
     /// Puts a content into the message (replacing the one with the same index).
@@ -191,6 +215,15 @@ impl JsContentBuilder {
     #[wasm_bindgen(js_name = setText)]
     pub fn set_text(&mut self, text: &str) -> Result<Ts<AgentEventJs>, JsValue> {
         event_ts(self.0.set_text(text).map_err(|e| js_error(&e))?)
+    }
+
+    /// Sets the refusal text (the protocol's `ContentBuilder.set_refusal`).
+    ///
+    /// # Errors
+    /// `wrong-content-kind` unless refusal.
+    #[wasm_bindgen(js_name = setRefusal)]
+    pub fn set_refusal(&mut self, refusal: &str) -> Result<Ts<AgentEventJs>, JsValue> {
+        event_ts(self.0.set_refusal(refusal).map_err(|e| js_error(&e))?)
     }
 
     /// Sets the image URL.

@@ -149,4 +149,23 @@ test("the builders write what agentscope-runtime's builders and models do", () =
   // A builder made with a response id uses it (the protocol's `ResponseBuilder(session_id, response_id)`).
   assert.equal(new ResponseBuilder("s", "resp-2").created().id, "resp-2");
   assert.match(new ResponseBuilder("s").created().id, /^response_/);
+  // The protocol's set_refusal and canceled, which the Rust builders had and JavaScript did not.
+  const rb = new ResponseBuilder();
+  const refusal = rb.createMessageBuilder("assistant").createContentBuilder("refusal");
+  assert.equal(refusal.setRefusal("I cannot help with that.").refusal, "I cannot help with that.");
+  assert.equal(refusal.complete().refusal, "I cannot help with that.");
+  assert.equal(rb.canceled().status, "canceled");
+  assert.throws(() => new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("text").setRefusal("x"), (e) => e.code === "wrong-content-kind");
+  // Roles and content types are the protocol's where they are written (agentscope-runtime
+  // refuses others: "Input should be 'assistant', 'system', 'user' or 'tool'").
+  for (const write of [(r) => new RequestBuilder().text(r, "x"), (r) => new RequestBuilder().image(r, "https://e.com/a.png"), (r) => new RequestBuilder().data(r, {}), (r) => new RequestBuilder().file(r, "https://e.com/a.pdf"), (r) => new ResponseBuilder().createMessageBuilder(r), (r) => new ResponseBuilder().generateStreamingResponse(["x"], r)]) {
+    assert.throws(() => write("developer"), (e) => e.code === "invalid-argument" && e.details.what === "role" && /`developer` is not an Agent API role/.test(e.details.reason));
+    for (const role of ["assistant", "user", "system", "tool"]) write(role);
+  }
+  assert.throws(() => new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("bogus"), (e) => e.code === "invalid-argument" && e.details.what === "contentType");
+  // `stream` takes a boolean: wasm-bindgen's conversion read "true" as false.
+  assert.equal(new RequestBuilder().text("user", "x").stream(false).build().stream, false);
+  for (const bad of ["true", 1, null]) {
+    assert.throws(() => new RequestBuilder().stream(bad), (e) => e.code === "invalid-argument" && e.details.what === "stream", String(bad));
+  }
 });
