@@ -155,11 +155,11 @@ fn schemas_validate_bodies_and_watch_streams() {
 
     let mut watch = schema.watch();
     assert!(watch
-        .part_started(0, None, "text/markdown")
+        .part_started(0.0, None, "text/markdown")
         .unwrap()
         .is_null());
     let v = watch
-        .part_started(1, Some("/notes".into()), "text/plain")
+        .part_started(1.0, Some("/notes".into()), "text/plain")
         .unwrap();
     assert_eq!(
         get(&v, "code").as_string().as_deref(),

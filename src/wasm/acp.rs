@@ -21,9 +21,10 @@ use web_sys::{AbortSignal, RequestCredentials, Response};
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    build_request, copy_bytes, credentials_option, describe, error_body, event_stream_reader,
-    fetch_option, header_of, is_ok, name_failure, promise, read_chunk, read_from, request_signal,
-    send, sleep, status_of, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    build_request, cancel_quietly, copy_bytes, credentials_option, describe, error_body,
+    event_stream_reader, fetch_option, header_of, is_ok, name_failure, promise, read_chunk,
+    read_from, request_signal, send, sleep, status_of, within, Chunk, HeaderList,
+    DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
 use super::run::{allowed, party_of, Moves, RunMessages};
@@ -871,7 +872,7 @@ impl Shared {
         loop {
             let failure = match within(read_from(&reader), self.stall_ms).await {
                 Ok(Some(_)) if self.aborted() => {
-                    let _ = reader.cancel();
+                    cancel_quietly(&reader);
                     return Err(self.abort_error());
                 }
                 Ok(Some(chunk)) => match read_chunk(&chunk) {
@@ -881,14 +882,14 @@ impl Shared {
                         None
                     }
                     Chunk::NotBytes(failure) => {
-                        let _ = reader.cancel();
+                        cancel_quietly(&reader);
                         Some(failure)
                     }
                 },
                 // The user's abort wins over a timer that fired in the same instant.
                 _ if self.aborted() => return Err(self.abort_error()),
                 Ok(None) => {
-                    let _ = reader.cancel();
+                    cancel_quietly(&reader);
                     Some(TransportError::Stalled {
                         timeout_ms: self.stall_ms,
                     })
@@ -905,13 +906,13 @@ impl Shared {
             }
             self.session.borrow_mut().feed(&buf);
             if let Err(e) = self.deliver().and_then(|()| self.check_violation()) {
-                let _ = reader.cancel();
+                cancel_quietly(&reader);
                 return Err(e);
             }
             if self.session.borrow().assembler().is_stopped() {
                 // Strict mode or a limit ended the stream: nothing more is read, and the
                 // request is closed (the run is `incomplete`).
-                let _ = reader.cancel();
+                cancel_quietly(&reader);
                 break;
             }
         }

@@ -15,9 +15,10 @@ use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    build_request, byte_chunk, copy_bytes, credentials_option, describe, error_body,
-    event_stream_reader, fetch_option, is_ok, name_failure, promise, read_chunk, read_from,
-    request_signal, send, status_of, within, Chunk, HeaderList, DEFAULT_STALL_TIMEOUT_MS,
+    build_request, byte_chunk, cancel_quietly, copy_bytes, credentials_option, describe,
+    error_body, event_stream_reader, fetch_option, is_ok, name_failure, promise, read_chunk,
+    read_from, request_signal, send, status_of, within, Chunk, HeaderList,
+    DEFAULT_STALL_TIMEOUT_MS,
 };
 use crate::body::Body;
 use crate::dialect::agentx::{
@@ -381,7 +382,7 @@ impl Call {
                 // The user's abort wins over a timer that fired in the same instant.
                 _ if self.aborted() => return Err(self.abort()),
                 Ok(None) => {
-                    let _ = reader.cancel();
+                    cancel_quietly(&reader);
                     let stalled = TransportError::Stalled {
                         timeout_ms: self.stall_ms,
                     };
@@ -399,19 +400,19 @@ impl Call {
                 Chunk::End => break,
                 Chunk::Bytes(bytes) => copy_bytes(&bytes, &mut buf),
                 Chunk::NotBytes(failure) => {
-                    let _ = reader.cancel();
+                    cancel_quietly(&reader);
                     return Err(self.broken(failure));
                 }
             }
             self.decoder.borrow_mut().stream.feed(&buf);
             if let Err(e) = self.deliver() {
-                let _ = reader.cancel();
+                cancel_quietly(&reader);
                 return Err(e);
             }
             if self.decoder.borrow().stream.status() != StreamStatus::Streaming {
                 // Strict mode or a limit ended the stream: nothing more is read, and the
                 // request is closed.
-                let _ = reader.cancel();
+                cancel_quietly(&reader);
                 stopped = true;
                 break;
             }

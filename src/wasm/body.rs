@@ -479,13 +479,21 @@ impl JsSchemaWatch {
     /// Part `index` (0-based, in message order) started, with this name (`null`/`undefined`:
     /// unnamed) and content type. Returns at once the violation of a part that can match no schema
     /// part (`unexpected-part` or `content-type-mismatch`), else `null`. Call it once per part.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"index"`) unless `index` is an integer from 0 to
+    /// 2^32 − 1 (wasm-bindgen's conversion read -1 as 4294967295).
     #[wasm_bindgen(js_name = partStarted, unchecked_return_type = "Violation | null")]
     pub fn part_started(
         &mut self,
-        index: u32,
+        index: f64,
         name: Option<String>,
         #[wasm_bindgen(js_name = contentType)] content_type: &str,
     ) -> Result<JsValue, JsValue> {
+        if !(index.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&index)) {
+            let reason = "expected an integer from 0 to 2^32 - 1";
+            return Err(super::error::invalid_argument("index", reason));
+        }
         match self
             .0
             .part_started(index as usize, name.as_deref(), content_type)

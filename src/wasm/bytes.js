@@ -136,3 +136,14 @@ export function readerOf(response) {
   const body = response.body;
   return body ? body.getReader() : null;
 }
+
+/** `reader.cancel()`, whose synchronous throw or rejection is nobody's concern: what is not wanted
+ * any more is let go. */
+export function cancelQuietly(reader) {
+  try {
+    const cancelled = reader.cancel();
+    if (cancelled && typeof cancelled.catch === "function") cancelled.catch(() => {});
+  } catch {
+    // A reader already released, or a mock's cancel that throws.
+  }
+}

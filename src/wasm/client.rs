@@ -17,9 +17,9 @@ use super::convert::to_ts;
 use super::convert::{from_js, from_ts, to_js};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
-    build_request, credentials_option, describe, error_body, event_stream_reader, fetch_option,
-    is_ok, name_failure, promise, read_chunk, read_from, request_signal, send, sleep, status_of,
-    within, Chunk, HeaderList,
+    build_request, cancel_quietly, credentials_option, describe, error_body, event_stream_reader,
+    fetch_option, is_ok, name_failure, promise, read_chunk, read_from, request_signal, send, sleep,
+    status_of, within, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -443,7 +443,7 @@ impl Call {
                 // The user's abort wins over a timer that fired in the same instant.
                 _ if self.aborted() => return Read::Aborted,
                 Ok(None) => {
-                    let _ = connection.reader.cancel();
+                    cancel_quietly(&connection.reader);
                     return Read::Broken(TransportError::Stalled {
                         timeout_ms: self.stall_ms,
                     });
@@ -461,12 +461,12 @@ impl Call {
                 Chunk::End => return Read::Ended,
                 Chunk::Bytes(bytes) => bytes,
                 Chunk::NotBytes(failure) => {
-                    let _ = connection.reader.cancel();
+                    cancel_quietly(&connection.reader);
                     return Read::Broken(failure);
                 }
             };
             if let Err(e) = self.deliver_chunk(&bytes) {
-                let _ = connection.reader.cancel();
+                cancel_quietly(&connection.reader);
                 return Read::SinkFailed(e);
             }
             if self.aborted() {
@@ -486,7 +486,7 @@ impl Call {
                 // ended the stream (the response is `incomplete`). Cancelling the body closes the
                 // connection (a `fetch` that tees the body keeps its other branch); a stopped
                 // stream's request is aborted too, as the strict mode's error ends it.
-                let _ = connection.reader.cancel();
+                cancel_quietly(&connection.reader);
                 if stopped {
                     connection.controller.abort();
                 }

@@ -94,6 +94,11 @@ extern "C" {
     #[wasm_bindgen(js_name = statusOf)]
     pub(crate) fn status_of(response: &Response) -> u16;
 
+    /// `reader.cancel()`, its synchronous throw and its rejection ignored (a cancel is only a
+    /// release of what is not wanted any more).
+    #[wasm_bindgen(js_name = cancelQuietly)]
+    pub(crate) fn cancel_quietly(reader: &ReadableStreamDefaultReader);
+
     /// A reader of the answer's body, `None` without one; what reading it throws is returned.
     #[wasm_bindgen(js_name = readerOf, catch)]
     fn reader_of(response: &Response) -> Result<Option<ReadableStreamDefaultReader>, JsValue>;
@@ -434,9 +439,8 @@ pub(crate) async fn text_of(r: &Response) -> String {
     let mut bytes = Vec::new();
     loop {
         if bytes.len() >= READ {
-            // The rest is not wanted. (Not after a failed read: cancelling a stream that failed
-            // gives a rejected promise, unhandled.)
-            let _ = reader.cancel();
+            // The rest is not wanted. (Not after a failed read: there is nothing left to release.)
+            cancel_quietly(&reader);
             break;
         }
         let Ok(chunk) = JsFuture::from(read_from(&reader)).await else {
@@ -446,7 +450,7 @@ pub(crate) async fn text_of(r: &Response) -> String {
             Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
             // What is not bytes ends the body read here too: the error is about its status.
             Chunk::NotBytes(_) => {
-                let _ = reader.cancel();
+                cancel_quietly(&reader);
                 break;
             }
             Chunk::End => break,

@@ -337,6 +337,10 @@ test("SchemaWatch: a part that can match nothing is reported as it starts; requi
   watch.reset();
   assert.deepEqual(watch.finish().map((x) => [x.code, x.schemaPart, x.name]), [["missing-required-part", 0, null]]);
   assert.equal(watch.partStarted(0, undefined, "text/plain"), null); // undefined: unnamed
+  // An index that is not an integer from 0 to 2^32 - 1 (-1 read as 4294967295).
+  for (const bad of [-1, 1.5, NaN, 2 ** 32]) {
+    assert.throws(() => watch.partStarted(bad, null, "text/plain"), (e) => e.code === "invalid-argument" && e.details.what === "index", String(bad));
+  }
   assert.deepEqual(watch.finish(), []);
   watch.free();
 });

@@ -355,3 +355,28 @@ test("a custom fetch's answer whose getters throw settles with a typed error, in
     process.off("uncaughtException", onUncaught);
   }
 });
+
+test("a reader whose cancel() throws is let go quietly: the response still resolves (the exception was uncaught)", async () => {
+  const uncaught = [];
+  const onUncaught = (e) => uncaught.push(e);
+  process.on("uncaughtException", onUncaught);
+  try {
+    const bytes = new TextEncoder().encode(RESPONSE.join(""));
+    let sent = false;
+    // A hand-made answer (a mock): one chunk holding the whole response, then nothing; the
+    // client cancels the reader at the terminal status.
+    const reader = {
+      read: () => (sent ? new Promise(() => {}) : ((sent = true), Promise.resolve({ done: false, value: bytes }))),
+      cancel() {
+        throw new Error("cancel");
+      },
+    };
+    const fetch = async () => ({ ok: true, status: 200, headers: new Headers({ "content-type": "text/event-stream" }), body: { getReader: () => reader } });
+    const settled = await within(new AgentClient({ baseUrl, fetch }).stream(request()).response, 2000);
+    assert.equal(settled.value?.status, "completed", JSON.stringify(settled));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(uncaught.map(String), []);
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
+});
