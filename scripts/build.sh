@@ -141,6 +141,11 @@ for t in web bundler node; do
       .replace(now, "$1, 1);")
       .replaceAll(raw, raw.replace("\n", "\n        if (ptr === 0) return;\n"))
       .replace(thrown, "throw __bindingError(getStringFromWasm0(arg0, arg1));");
+    // Every method reaches the module through `__live`: a glue of another shape fails the build
+    // rather than losing the check.
+    const unchecked = patched.match(/wasm\.\w+\(this\.__wbg_ptr\b/g)?.length ?? 0;
+    const checked = patched.split("(__live(this)").length - 1;
+    if (unchecked !== 0 || checked === 0) throw new Error(`build: ${file}: ${checked} method calls through __live, ${unchecked} without`);
     fs.writeFileSync(file, patched);
   ' "$glue"
 done

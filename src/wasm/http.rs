@@ -231,8 +231,13 @@ pub(crate) async fn send(
     };
     match answer {
         // A `Response`, or an object that reads as one (a mock, another library's `Response`):
-        // its `status` a number. `{}` would read as HTTP 0.
-        Ok(r) if r.is_instance_of::<Response>() || has_status(&r) => Ok(r.unchecked_into()),
+        // its `status` a number other than 0 (`statusOf`). `{}` would read as HTTP 0.
+        Ok(r)
+            if r.is_instance_of::<Response>()
+                || (r.is_object() && status_of(r.unchecked_ref()) != 0) =>
+        {
+            Ok(r.unchecked_into())
+        }
         Ok(r) if r.is_object() => Err(network(
             "fetch gave an object that is not a Response (it has no numeric status)".to_owned(),
         )),
@@ -243,13 +248,6 @@ pub(crate) async fn send(
         Err(_) if aborted() => Err(js_error(&TransportError::Aborted)),
         Err(e) => Err(network(describe(&e))),
     }
-}
-
-/// Whether `value` is an object whose `status` is a number (read through `Reflect`: a getter that
-/// throws gives `false`).
-fn has_status(value: &JsValue) -> bool {
-    value.is_object()
-        && Reflect::get(value, &JsValue::from_str("status")).is_ok_and(|s| s.as_f64().is_some())
 }
 
 /// `promise`'s value, or `Ok(None)` if it has not settled within `ms` milliseconds (0: no limit).
