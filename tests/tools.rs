@@ -1498,7 +1498,8 @@ fn exponential_schemas_stop_at_the_step_budget() {
     );
     assert_eq!(
         problems.last().unwrap().message,
-        "The arguments could not be fully checked: validation took more than 1000000 steps."
+        "The arguments could not be fully checked: validation took more than 1000000 steps or \
+         nested its checks more than 256 deep."
     );
 }
 
@@ -1990,5 +1991,61 @@ fn unevaluated_properties_in_a_schema_that_applies_itself() {
     assert_eq!(
         problems.last().map(|p| p.kind),
         Some(ProblemKind::TooComplex)
+    );
+}
+
+/// `chain` schemas that each have `unevaluatedProperties` and apply the next in an `anyOf`, the
+/// last applying the first to the member `a`.
+fn unevaluated_chain(chain: usize) -> CompiledSchema {
+    let mut defs = serde_json::Map::new();
+    for i in 0..chain {
+        let next = format!("#/$defs/b{}", i + 1);
+        defs.insert(
+            format!("b{i}"),
+            json!({"unevaluatedProperties": false, "anyOf": [{"$ref": next}]}),
+        );
+    }
+    defs.insert(
+        format!("b{chain}"),
+        json!({"properties": {"a": {"$ref": "#/$defs/b0"}}}),
+    );
+    CompiledSchema::compile(&json!({"$defs": defs, "$ref": "#/$defs/b0"})).unwrap()
+}
+
+/// `unevaluatedProperties` checks the `anyOf` branches it looks into by runs of their own, and a
+/// branch that has the keyword again nests another: a chain of 40 such schemas applied at each
+/// of 126 levels of arguments nested about 5,000 runs deep on the call stack (natively 4–8 MiB;
+/// in wasm it overflowed the module's 1 MiB stack, "memory access out of bounds", which killed
+/// the module). Validation stops at [`MAX_VALIDATION_NESTING`] instead (on a thread of 8 MiB: a
+/// debug build's frames are several times a release build's).
+#[test]
+fn nested_checks_stop_at_the_nesting_limit() {
+    let schema = unevaluated_chain(40);
+    let mut value = json!(1);
+    for _ in 0..126 {
+        value = json!({ "a": value });
+    }
+    let problems = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || schema.validate(&value))
+        .unwrap()
+        .join()
+        .unwrap();
+    let last = problems.last().unwrap();
+    assert_eq!(last.kind, ProblemKind::TooComplex);
+    assert!(
+        last.message
+            .contains("nested its checks more than 256 deep"),
+        "{}",
+        last.message
+    );
+    // Shallow arguments under a short chain are checked in full: `a` is evaluated.
+    let problems = unevaluated_chain(3).validate(&json!({"a": {"a": 1}}));
+    assert!(problems.is_empty(), "{problems:?}");
+    let problems = unevaluated_chain(3).validate(&json!({"a": {"b": 1}}));
+    assert_eq!(
+        problems[0].kind,
+        ProblemKind::UnknownArgument,
+        "{problems:?}"
     );
 }

@@ -359,8 +359,10 @@ pub(crate) fn more_problems(n: usize) -> String {
 
 pub(crate) fn too_complex() -> String {
     format!(
-        "The arguments could not be fully checked: validation took more than {} steps.",
-        super::MAX_VALIDATION_STEPS
+        "The arguments could not be fully checked: validation took more than {} steps or \
+         nested its checks more than {} deep.",
+        super::MAX_VALIDATION_STEPS,
+        super::MAX_VALIDATION_NESTING
     )
 }
 

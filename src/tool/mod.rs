@@ -183,6 +183,16 @@ pub const MAX_PROBLEMS: usize = 50;
 /// `anyOf`s multiply and of `uniqueItems` on long arrays.
 pub const MAX_VALIDATION_STEPS: usize = 1_000_000;
 
+/// How deeply validation may nest its separate checks of a subschema: the branches of `anyOf`,
+/// `oneOf` and `if` and the `contains` items that `unevaluatedProperties` and `unevaluatedItems`
+/// look into (JSON Schema 2020-12 Core 11.2, 11.3) are each checked by a run of their own, which
+/// may meet another such keyword in turn. Past it, validation stops with a
+/// [`ProblemKind::TooComplex`] problem. The in-place subschemas (`$ref`, `allOf`, …) looked into
+/// on the way to such a check count as well (at most 32 at a time). Each takes call stack (in
+/// wasm the module's 1 MiB stack, whose overflow kills the module); 256 leaves room for 127
+/// levels of arguments that each need one or two.
+pub const MAX_VALIDATION_NESTING: usize = 256;
+
 /// How deeply tool arguments may nest: 127 arrays and objects. Arguments text is read by
 /// agentwire's JSON reader, whose limit this is (serde_json's: the 128th level is "recursion
 /// limit exceeded"), so deeper arguments fail validation as not JSON. [`StreamedArguments`]
@@ -310,7 +320,8 @@ pub enum ProblemKind {
     MatchesNot,
     /// The schema there is `false`.
     NotAllowed,
-    /// Validation stopped after [`MAX_VALIDATION_STEPS`].
+    /// Validation stopped after [`MAX_VALIDATION_STEPS`], or nested its checks more than
+    /// [`MAX_VALIDATION_NESTING`] deep.
     TooComplex,
     /// The arguments text is not JSON, or (Agent API) `arguments` is not text at all.
     InvalidJson,

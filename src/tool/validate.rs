@@ -8,7 +8,9 @@ use serde_json::{Number, Value};
 
 use super::message;
 use super::schema::{escape_token, CompiledSchema, DynamicRef, Keywords, NodeId, NodeKind};
-use super::{ArgumentProblem, ProblemKind, MAX_PROBLEMS, MAX_VALIDATION_STEPS};
+use super::{
+    ArgumentProblem, ProblemKind, MAX_PROBLEMS, MAX_VALIDATION_NESTING, MAX_VALIDATION_STEPS,
+};
 use crate::json::PathSegment;
 
 /// Problems kept per branch of `anyOf`/`oneOf`/`not` (for the summary in the message).
@@ -110,27 +112,35 @@ struct Validator<'s, 'v> {
     sinks: Vec<Sink>,
     stack: Vec<Task<'v>>,
     steps: usize,
+    /// How many runs this one is nested in ([`MAX_VALIDATION_NESTING`]).
+    nesting: usize,
 }
 
 /// Checks `value`; returns the problems kept (at most [`MAX_PROBLEMS`]) and how many there were.
 pub(crate) fn validate(schema: &CompiledSchema, value: &Value) -> (Vec<ArgumentProblem>, usize) {
-    let (problems, total, _) = run(schema, 0, value, 0, MAX_PROBLEMS, &[]);
+    let (problems, total, _) = run(schema, 0, value, (0, 0), MAX_PROBLEMS, &[]);
     (problems, total)
 }
 
 /// Checks `value` against node `node` in the dynamic scope `chain` (its schema resources,
-/// outermost first), `steps` of the budget already spent; returns the problems kept (at most
-/// `keep`), how many there were, and the steps spent in all. (Never inlined: it has four
-/// callers, and each inlined copy of its loop would add its size to the module.)
+/// outermost first), `steps` of the budget already spent, inside `nesting` other runs; returns
+/// the problems kept (at most `keep`), how many there were, and the steps spent in all. A run
+/// nested deeper than [`MAX_VALIDATION_NESTING`] checks nothing and spends the whole budget, so
+/// that validation stops as when the steps run out (a nested run is on the call stack of the one
+/// that started it). (Never inlined: it has four callers, and each inlined copy of its loop
+/// would add its size to the module.)
 #[inline(never)]
 fn run(
     schema: &CompiledSchema,
     node: NodeId,
     value: &Value,
-    steps: usize,
+    (steps, nesting): (usize, usize),
     keep: usize,
     chain: &[u32],
 ) -> (Vec<ArgumentProblem>, usize, usize) {
+    if nesting > MAX_VALIDATION_NESTING {
+        return (Vec::new(), 1, MAX_VALIDATION_STEPS + 1);
+    }
     let mut scopes = vec![(0, u32::MAX)];
     for &resource in chain {
         scopes.push((scopes.len() - 1, resource));
@@ -152,6 +162,7 @@ fn run(
             scope,
         }],
         steps,
+        nesting,
     };
     while let Some(task) = v.stack.pop() {
         v.steps += 1;
@@ -681,7 +692,7 @@ impl<'s, 'v> Validator<'s, 'v> {
                 seen.prefix = seen.prefix.max(k.prefix_items.len());
                 if let (Some(contains), true) = (k.contains, k.contains_evaluates) {
                     for (i, item) in items.iter().enumerate() {
-                        if self.matches(contains, item, scope) {
+                        if self.matches(contains, item, scope, depth) {
                             seen.indices.push(i);
                         }
                     }
@@ -694,12 +705,12 @@ impl<'s, 'v> Validator<'s, 'v> {
             applied.push(self.dynamic_target(dynamic, scope));
         }
         for &branch in k.any_of.iter().chain(&k.one_of) {
-            if self.matches(branch, value, scope) {
+            if self.matches(branch, value, scope, depth) {
                 applied.push(branch);
             }
         }
         if let Some(condition) = k.condition {
-            if self.matches(condition, value, scope) {
+            if self.matches(condition, value, scope, depth) {
                 applied.push(condition);
                 applied.extend(k.then);
             } else {
@@ -720,10 +731,18 @@ impl<'s, 'v> Validator<'s, 'v> {
     }
 
     /// Whether `value` matches `node` in the dynamic scope `scope`: a run of its own, on the same
-    /// step budget.
-    fn matches(&mut self, node: NodeId, value: &Value, scope: usize) -> bool {
+    /// step budget, asked by [`Self::evaluated`] `depth` calls deep (which count towards
+    /// [`MAX_VALIDATION_NESTING`] as the runs do: both are on the call stack).
+    fn matches(&mut self, node: NodeId, value: &Value, scope: usize, depth: usize) -> bool {
         let chain = self.chain(scope);
-        let (_, total, steps) = run(self.schema, node, value, self.steps, 0, &chain);
+        let (_, total, steps) = run(
+            self.schema,
+            node,
+            value,
+            (self.steps, self.nesting + 1 + depth),
+            0,
+            &chain,
+        );
         self.steps = steps;
         total == 0
     }
@@ -872,7 +891,8 @@ impl<'s, 'v> Validator<'s, 'v> {
         let chain = self.chain(scope);
         for name in names {
             let value = Value::String(name.clone());
-            let (_, total, steps) = run(self.schema, names_node, &value, self.steps, 0, &chain);
+            let at = (self.steps, self.nesting + 1);
+            let (_, total, steps) = run(self.schema, names_node, &value, at, 0, &chain);
             self.steps = steps;
             if total > 0 {
                 let mut segs = self.segments(path);

@@ -487,6 +487,39 @@ test("ToolRegistry: `$dynamicRef` follows the dynamic scope (a tree an outer sch
     (e) => e.code === "tool-validation" && e.message.includes("Unknown argument 'children[0].children[0].daat'"));
 });
 
+test("ToolRegistry: checks that nest without end stop as too complex, and the module lives on", () => {
+  // `unevaluatedProperties` checks each `anyOf` branch it looks into by a run of its own, which
+  // meets the keyword again: 40 such schemas chained, applied at each of 126 levels, nested about
+  // 5,000 runs on wasm's 1 MiB stack, which overflowed ("memory access out of bounds": every
+  // later call of the module failed the same way).
+  const chain = (n, inPlace = 0) => {
+    const $defs = {};
+    for (let i = 0; i < n; i++) {
+      let next = { anyOf: [{ $ref: `#/$defs/b${i + 1}` }] };
+      for (let j = 0; j < inPlace; j++) next = { allOf: [next] };
+      $defs[`b${i}`] = { unevaluatedProperties: false, ...next };
+    }
+    $defs[`b${n}`] = { properties: { a: { $ref: "#/$defs/b0" } } };
+    return { $defs, $ref: "#/$defs/b0" };
+  };
+  const nested = (depth, leaf) => { let v = leaf; for (let i = 0; i < depth; i++) v = { a: v }; return v; };
+  const registry = new ToolRegistry();
+  // The second: 30 in-place `allOf`s on the way to each nested check.
+  registry.register({ name: "deep", description: "", parameters: chain(40) });
+  registry.register({ name: "wide", description: "", parameters: chain(12, 30) });
+  for (const name of ["deep", "wide"]) {
+    assert.throws(() => registry.validateArgumentsText(name, JSON.stringify(nested(126, 1))),
+      (e) => e instanceof ProtocolError && e.code === "tool-validation"
+        && e.message.endsWith("validation took more than 1000000 steps or nested its checks more than 256 deep."),
+      name);
+  }
+  // The module still works, and a short chain is checked in full.
+  registry.register({ name: "short", description: "", parameters: chain(3) });
+  registry.validateArguments("short", nested(3, {}));
+  assert.throws(() => registry.validateArguments("short", { a: { b: 1 } }),
+    (e) => e.code === "tool-validation" && e.message.includes("Unknown argument 'a.b'"));
+});
+
 test("a tool's definition keeps its schema's members in the order given: the model and a form read them in that order", () => {
   const tools = new ClientTools();
   const parameters = {
