@@ -12,8 +12,9 @@ use std::borrow::Cow;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
-/// A JSON object. Keys are kept sorted (serde_json's default map), so a round trip keeps every key and
-/// value but not the order in which a server wrote them.
+/// A JSON object. Its members keep the order the text gave them (serde_json's `Map` with its
+/// `preserve_order` feature, an `IndexMap`; a member given twice keeps its first place and its
+/// last value, as in `JSON.parse`), so a round trip keeps every member in its place.
 pub type JsonMap = serde_json::Map<String, serde_json::Value>;
 
 /// A [`JsonMap`] of `pairs`, inserted one by one (a repeated key keeps its last value, as with

@@ -750,6 +750,43 @@ fn generate_streaming_response_emits_exactly_the_protocols_sequence() {
     assert!(last.output[0].id.as_deref().unwrap().starts_with("msg_"));
 }
 
+/// `usage` (the protocol's `AgentResponse.usage` and `Message.usage`) rides on the events emitted
+/// after it is set, and the assembler keeps both.
+#[test]
+fn builders_set_usage_and_the_assembler_keeps_it() {
+    let mut rb = ResponseBuilder::new(None);
+    let mut events = vec![rb.created()];
+    let mut mb = rb.create_message_builder(Role::Assistant, MessageType::Message);
+    events.push(mb.message());
+    let mut cb = mb.create_content_builder(ContentKind::Text);
+    events.push(cb.add_text_delta("Hi").unwrap());
+    events.push(cb.complete());
+    let usage = |i: u64, o: u64| {
+        let v = serde_json::json!({"input_tokens": i, "output_tokens": o});
+        v.as_object().unwrap().clone()
+    };
+    mb.set_usage(usage(3, 1));
+    events.push(mb.complete());
+    rb.set_usage(usage(12, 30));
+    events.push(rb.completed());
+    let AgentEvent::Message(m) = &events[4] else {
+        panic!("{:?}", events[4])
+    };
+    assert_eq!(m.usage.as_deref(), Some(&usage(3, 1)));
+    let AgentEvent::Message(first) = &events[1] else {
+        panic!()
+    };
+    assert_eq!(first.usage, None);
+    let sse: String = events.iter().map(AgentEvent::to_sse).collect();
+    assert!(
+        sse.contains(r#""usage":{"input_tokens":12,"output_tokens":30}"#),
+        "{sse}"
+    );
+    let (r, _) = assemble(&[sse.as_bytes()], true);
+    assert_eq!(r.usage.as_deref(), Some(&usage(12, 30)));
+    assert_eq!(r.output[0].usage.as_deref(), Some(&usage(3, 1)));
+}
+
 #[test]
 fn builder_rejects_setters_of_the_wrong_kind() {
     let mut rb = ResponseBuilder::new(None);

@@ -92,6 +92,20 @@ impl JsResponseBuilder {
         }))
     }
 
+    /// Sets the response's `usage` (a JSON object of token counts, e.g. `{ input_tokens: 12,
+    /// output_tokens: 30 }`), carried by the response events after it (`completed`'s).
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"usage"`) unless a JSON object.
+    #[wasm_bindgen(js_name = setUsage)]
+    pub fn set_usage(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] usage: JsValue,
+    ) -> Result<(), JsValue> {
+        self.0.set_usage(usage_from_js(&usage)?);
+        Ok(())
+    }
+
     /// Starts a message of `role` and `messageType` (default `message`).
     ///
     /// # Errors
@@ -190,6 +204,28 @@ impl JsMessageBuilder {
     /// Status `completed`, with all contents.
     pub fn complete(&mut self) -> Result<Ts<AgentEventJs>, JsValue> {
         event_ts(self.0.complete())
+    }
+
+    /// Sets the message's `usage` (a JSON object of token counts), carried by its events after
+    /// it and by the response's `output`.
+    ///
+    /// # Errors
+    /// `invalid-argument` (`details.what` = `"usage"`) unless a JSON object.
+    #[wasm_bindgen(js_name = setUsage)]
+    pub fn set_usage(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "{ [key: string]: JsonValue }")] usage: JsValue,
+    ) -> Result<(), JsValue> {
+        self.0.set_usage(usage_from_js(&usage)?);
+        Ok(())
+    }
+}
+
+/// A `usage` argument: a JSON object.
+fn usage_from_js(usage: &JsValue) -> Result<crate::wire::JsonMap, JsValue> {
+    match object_from_js(usage, "usage")? {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(invalid_argument("usage", "it is not a JSON object")),
     }
 }
 

@@ -155,6 +155,23 @@ test("the builders write what agentscope-runtime's builders and models do", () =
   assert.equal(refusal.setRefusal("I cannot help with that.").refusal, "I cannot help with that.");
   assert.equal(refusal.complete().refusal, "I cannot help with that.");
   assert.equal(rb.canceled().status, "canceled");
+  // `usage` (the protocol's AgentResponse.usage and Message.usage), which could not be set.
+  const ub = new ResponseBuilder();
+  const um = ub.createMessageBuilder("assistant");
+  assert.equal(um.message().usage, undefined);
+  um.setUsage({ output_tokens: 7 });
+  assert.deepEqual(um.complete().usage, { output_tokens: 7 });
+  ub.setUsage({ input_tokens: 12, output_tokens: 30 });
+  const usageDone = ub.completed();
+  assert.deepEqual(usageDone.usage, { input_tokens: 12, output_tokens: 30 });
+  assert.deepEqual(usageDone.output[0].usage, { output_tokens: 7 });
+  const ud = new AgentStreamDecoder();
+  ud.feed(new TextEncoder().encode([ub.created(), usageDone].map(encodeAgentEvent).join("")));
+  assert.deepEqual(ud.response().usage, { input_tokens: 12, output_tokens: 30 });
+  for (const bad of [[1], 5, "x", null, undefined]) {
+    assert.throws(() => ub.setUsage(bad), (e) => e.code === "invalid-argument" && e.details.what === "usage", JSON.stringify(bad));
+    assert.throws(() => um.setUsage(bad), (e) => e.code === "invalid-argument" && e.details.what === "usage", JSON.stringify(bad));
+  }
   assert.throws(() => new ResponseBuilder().createMessageBuilder("assistant").createContentBuilder("text").setRefusal("x"), (e) => e.code === "wrong-content-kind");
   // Roles and content types are the protocol's where they are written (agentscope-runtime
   // refuses others: "Input should be 'assistant', 'system', 'user' or 'tool'").

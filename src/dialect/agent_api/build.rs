@@ -14,6 +14,7 @@ use super::model::{
 };
 use super::AgentApiError;
 use crate::platform;
+use crate::wire::JsonMap;
 
 impl AgentEvent {
     /// The event as one SSE event: `data: <json>` and a blank line.
@@ -173,6 +174,14 @@ impl ResponseBuilder {
         self.emit(RunStatus::Canceled)
     }
 
+    /// Sets the response's `usage` (token counts as the server reports them, e.g.
+    /// `{"input_tokens": 12, "output_tokens": 30}`; the protocol's `AgentResponse.usage`, a
+    /// JSON object), carried by every response event emitted after it; emits nothing.
+    #[inline]
+    pub fn set_usage(&mut self, usage: JsonMap) {
+        lock(&self.state).response.usage = Some(Box::new(usage));
+    }
+
     /// Starts a message (`msg_<uuid>`, status `in_progress`, as the protocol's `MessageBuilder`
     /// starts one) of `role` and `message_type`, added to the response's output.
     #[inline]
@@ -307,6 +316,16 @@ impl MessageBuilder {
     #[inline]
     pub fn complete(&mut self) -> AgentEvent {
         self.emit(Some(RunStatus::Completed))
+    }
+
+    /// Sets the message's `usage` (the protocol's `Message.usage`, a JSON object: the tokens
+    /// this message took), carried by its events emitted after it (and by the response's
+    /// `output`); emits nothing.
+    #[inline]
+    pub fn set_usage(&mut self, usage: JsonMap) {
+        if let Some(m) = lock(&self.state).message_mut(&self.id) {
+            m.usage = Some(Box::new(usage));
+        }
     }
 }
 
