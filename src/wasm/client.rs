@@ -324,6 +324,10 @@ impl Call {
                 Read::Ended if self.decoder.borrow().inner().assembler().is_done() => break,
                 Read::Ended => Break::EndedEarly,
                 Read::Broken(e) => Break::Transport(e),
+                Read::Failed(e) => {
+                    connection.controller.abort();
+                    return Err(self.broken(Break::Transport(e)));
+                }
             };
             connection.controller.abort();
             // Resume when configured, possible (the server gave ids) and attempts remain; an
@@ -460,9 +464,11 @@ impl Call {
             let bytes = match read_chunk(&chunk) {
                 Chunk::End => return Read::Ended,
                 Chunk::Bytes(bytes) => bytes,
+                // The body (a custom `fetch`'s) gives what is not bytes: another connection
+                // would too, so the stream is not resumed.
                 Chunk::NotBytes(failure) => {
                     cancel_quietly(&connection.reader);
-                    return Read::Broken(failure);
+                    return Read::Failed(failure);
                 }
             };
             if let Err(e) = self.deliver_chunk(&bytes) {
@@ -631,6 +637,9 @@ enum Read {
     Aborted,
     /// A handler threw.
     SinkFailed(JsValue),
-    /// The connection broke or stalled.
+    /// The connection broke or stalled (a resume may follow).
     Broken(TransportError),
+    /// The body gave a chunk that is not bytes (no resume: the next connection's body would be
+    /// read the same way).
+    Failed(TransportError),
 }

@@ -320,6 +320,21 @@ test("a body chunk that is not bytes ends the stream with network-error; a Uint8
   Object.defineProperty(chunk, "length", { get: () => { throw new Error("evil length"); } });
   const settled = await within(outcomes.agent(answer(chunk), () => {}));
   assert.equal(settled.value?.status, "completed", JSON.stringify(settled));
+  // A resumable Agent API stream (event ids and a response id) is not resumed: the next
+  // connection's body would be read the same way (it was resumed up to `maxAttempts` times).
+  let fetched = 0;
+  const fetch = async () => {
+    fetched += 1;
+    const chunks = [new TextEncoder().encode(RESPONSE[0]), "not bytes"];
+    return new Response(new ReadableStream({ pull: (c) => (chunks.length ? c.enqueue(chunks.shift()) : c.close()) }), { headers: { "content-type": "text/event-stream" } });
+  };
+  const warnings = [];
+  const resumable = new AgentClient({ baseUrl, fetch, resume: { initialDelayMs: 10, maxAttempts: 2 } });
+  const broken = await within(resumable.stream(request(), { onWarning: (w) => warnings.push(w.code) }).response);
+  assert.equal(broken.error?.code, "network-error", JSON.stringify(broken));
+  assert.equal(broken.error.details.response.status, "incomplete");
+  assert.equal(fetched, 1);
+  assert.deepEqual(warnings, []);
 });
 
 test("a custom fetch's answer whose getters throw settles with a typed error, in every client (the exception was uncaught)", async () => {
