@@ -518,26 +518,30 @@ fn nesting_deeper_than_the_limit_is_refused_without_recursion() {
     let mut p = PartialJson::new(limits());
     assert!(p.push(&"[{\"a\":".repeat(1_000_000)).is_err());
 
-    // A large depth with a large limit: an explicit stack, no recursion. (Each token walks from
-    // the root to the open value, so this costs depth squared; the default limit keeps it small.)
-    let deep = 4_000;
+    // A limit above 127 is read as 127, the JSON reader's own: the value is written out, cloned
+    // and dropped recursively, and 12,000 levels (a `maxDepth` of 10^9) overflowed wasm's stack.
     let mut p = PartialJson::new(PartialJsonLimits {
-        max_depth: deep,
+        max_depth: 1_000_000_000,
         ..limits()
     });
-    for _ in 0..deep / 2 {
-        p.push("{\"a\":[").unwrap();
-    }
-    p.push(&"]}".repeat(deep / 2)).unwrap();
+    let err = p.push(&"{\"a\":[".repeat(100)).unwrap_err();
+    assert_eq!(
+        err,
+        PartialJsonError::TooDeep {
+            offset: 63 * 6 + 5,
+            limit: 127
+        }
+    );
+    let deep = 127;
+    let mut p = PartialJson::new(PartialJsonLimits {
+        max_depth: 4_000,
+        ..limits()
+    });
+    p.push(&"[".repeat(deep)).unwrap();
+    p.push(&"]".repeat(deep)).unwrap();
     assert!(p.is_complete());
-    // Dropping a deep serde_json::Value would itself recurse: take it apart by hand.
-    let mut v = p.into_value();
-    while let Some(Value::Object(mut m)) = v {
-        v = match m.remove("a") {
-            Some(Value::Array(mut a)) => a.pop(),
-            _ => None,
-        };
-    }
+    let text = format!("{}{}", "[".repeat(deep), "]".repeat(deep));
+    assert_eq!(p.into_value(), Some(expected(&text)));
 }
 
 #[test]

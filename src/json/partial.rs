@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{PartialChange, PartialJsonError, PathSegment};
-use agentwire_core::json::Fields;
+use agentwire_core::json::{Fields, MAX_DEPTH};
 
 /// Open numbers whose text is longer than this many bytes are not shown until they are complete
 /// (re-reading a long number after every one-digit delta would make parsing quadratic).
@@ -24,9 +24,10 @@ pub struct PartialJsonLimits {
     /// How many arrays and objects may be open at once (`[[1]]` is 2 levels). Default 64 (for a
     /// tool call's arguments, [`StreamedArguments`](crate::tool::StreamedArguments) defaults to
     /// [`MAX_ARGUMENTS_DEPTH`](crate::tool::MAX_ARGUMENTS_DEPTH), 127, the depth validation reads).
-    /// The JSON reader refuses more than 127 whatever this says. Keep it in the hundreds at most:
-    /// each token walks from the root to the open value, and a value is dropped recursively
-    /// (thousands of levels overflow the stack when the value is dropped).
+    /// At most [`MAX_DEPTH`] (127, the JSON reader's own limit): a larger value is read as 127.
+    /// A value is written to JavaScript, cloned and dropped recursively, and until stop 61 a
+    /// `maxDepth` of 10^9 let 12,000 levels through, which overflowed wasm's stack when the
+    /// value was read (the module died).
     pub max_depth: usize,
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).
@@ -223,8 +224,10 @@ fn walk<'a>(root: &'a mut Option<Value>, frames: &[Frame]) -> Option<&'a mut Val
 }
 
 impl PartialJson {
-    /// A parser with the given limits (`PartialJsonLimits::default()`: 64 levels, 4 MiB).
-    pub fn new(limits: PartialJsonLimits) -> Self {
+    /// A parser with the given limits (`PartialJsonLimits::default()`: 64 levels, 4 MiB); a
+    /// `max_depth` above [`MAX_DEPTH`] (127) is read as 127.
+    pub fn new(mut limits: PartialJsonLimits) -> Self {
+        limits.max_depth = limits.max_depth.min(MAX_DEPTH);
         Self {
             limits,
             root: None,

@@ -262,6 +262,13 @@ pub(crate) fn pattern_mismatch(path: &[PathSegment], pattern: &str, value: &str)
     )
 }
 
+pub(crate) fn pattern_failed(path: &[PathSegment], pattern: &str, reason: &str) -> String {
+    format!(
+        "{} could not be checked against the regular expression /{pattern}/: {reason}.",
+        subject(path)
+    )
+}
+
 pub(crate) fn string_length(path: &[PathSegment], min: bool, bound: u64, len: u64) -> String {
     format!(
         "{} must be {} {} long, got {len}.",

@@ -462,12 +462,12 @@ impl<'s, 'v> Validator<'s, 'v> {
                 for (key, member) in members {
                     let declared = k.property(key);
                     let mut targets: Vec<NodeId> = declared.into_iter().collect();
-                    targets.extend(
-                        k.pattern_properties
-                            .iter()
-                            .filter(|(re, _)| re.is_match(key))
-                            .map(|&(_, id)| id),
-                    );
+                    for (re, id) in &k.pattern_properties {
+                        let at = (node, "patternProperties");
+                        if self.regex_run(re, key, at, path, sink) == Some(true) {
+                            targets.push(*id);
+                        }
+                    }
                     if targets.is_empty() {
                         let Some(additional) = k.additional else {
                             continue;
@@ -678,7 +678,9 @@ impl<'s, 'v> Validator<'s, 'v> {
                 }
                 for name in members.keys() {
                     let matched = k.property(name).is_some()
-                        || k.pattern_properties.iter().any(|(re, _)| re.is_match(name));
+                        // A name the engine fails on counts as not evaluated (the run that
+                        // checks the object reports the failure).
+                        || k.pattern_properties.iter().any(|(re, _)| re.is_match(name) == Ok(true));
                     if matched {
                         seen.names.push(name);
                     }
@@ -1003,8 +1005,33 @@ impl<'s, 'v> Validator<'s, 'v> {
         }
     }
 
+    /// Whether `re` matches `text` (a string at `path`, or a member name of the object there);
+    /// `None` when the engine failed on it (wasm: V8's backtracking out of stack over megabytes
+    /// of text), reported as a `TooComplex` problem at `path` that names the keyword at `at`.
+    fn regex_run(
+        &mut self,
+        re: &super::regex::Regex,
+        text: &str,
+        at: (NodeId, &str),
+        path: usize,
+        sink: usize,
+    ) -> Option<bool> {
+        match re.is_match(text) {
+            Ok(found) => Some(found),
+            Err(reason) => {
+                let segs = self.segments(path);
+                let msg = message::pattern_failed(&segs, re.as_str(), &reason);
+                let pointer = self.pointer(at.0, at.1);
+                self.problem(sink, ProblemKind::TooComplex, segs, pointer, msg);
+                None
+            }
+        }
+    }
+
     fn string(&mut self, node: NodeId, k: &Keywords, s: &str, path: usize, sink: usize) {
-        if let Some(re) = k.pattern.as_ref().filter(|re| !re.is_match(s)) {
+        let pattern = k.pattern.as_ref();
+        let ran = pattern.map(|re| (re, self.regex_run(re, s, (node, "pattern"), path, sink)));
+        if let Some((re, Some(false))) = ran {
             let segs = self.segments(path);
             let msg = message::pattern_mismatch(&segs, re.as_str(), s);
             self.problem(

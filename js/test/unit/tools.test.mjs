@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { agentwire, server, getJson } from "../helpers.mjs";
 
 const aw = await agentwire();
-const { AgentClient, RequestBuilder, ProtocolError, PartialJson, ClientTools, ToolRegistry, applyPartialChanges } = aw;
+const { AgentClient, RequestBuilder, ProtocolError, PartialJson, ClientTools, ToolRegistry, ToolArguments, Pattern, applyPartialChanges } = aw;
 
 const request = (text) => new RequestBuilder().text("user", text).build();
 const toolsAgent = (query = "") => new AgentClient({ baseUrl: server(), endpoint: `/process?agent=tools&pace_ms=0${query}` });
@@ -518,6 +518,53 @@ test("ToolRegistry: checks that nest without end stop as too complex, and the mo
   registry.validateArguments("short", nested(3, {}));
   assert.throws(() => registry.validateArguments("short", { a: { b: 1 } }),
     (e) => e.code === "tool-validation" && e.message.includes("Unknown argument 'a.b'"));
+});
+
+test("ToolRegistry: a pattern V8 cannot compile or run is a typed error, and nothing goes through the module", () => {
+  const healthy = () => assert.equal(new Pattern("/a/*").isMatch("/a/b"), true);
+  const registry = new ToolRegistry();
+  // 11,000 nested groups: V8 compiled the pattern only at the first match, whose "Stack
+  // overflow" SyntaxError went through the module and left the registry in use; 1,424 such
+  // validations killed the module. Refused when the schema compiles now, as natively.
+  const deep = "(".repeat(11000) + "a" + ")".repeat(11000);
+  assert.throws(() => registry.register({ name: "deep", description: "", parameters: { type: "object", properties: { s: { type: "string", pattern: deep } } } }),
+    (e) => e instanceof ProtocolError && e.code === "invalid-schema" && /nests groups more than 256 levels deep/.test(e.message), "deep");
+  const nested = "(".repeat(256) + "a" + ")".repeat(256);
+  registry.register({ name: "nested", description: "", parameters: { type: "object", properties: { s: { type: "string", pattern: nested } } } });
+  registry.validateArguments("nested", { s: "a" });
+  // V8's backtracking runs out of stack on this pattern over 2.1 MB (a RangeError that went
+  // through the module, leaving the registry in use and a kilobyte of its stack lost each time).
+  registry.register({ name: "ab", description: "", parameters: { type: "object", properties: { s: { type: "string", pattern: "^((a)|(b))*$" } }, patternProperties: { "^((a)|(b))*$": true } } });
+  const long = "ab".repeat(1_500_000);
+  for (let i = 0; i < 3; i++) {
+    assert.throws(() => registry.validateArguments("ab", { s: long }),
+      (e) => e instanceof ProtocolError && e.code === "tool-validation"
+        && e.details.problems[0].kind === "tooComplex"
+        && e.message.includes("Argument 's' could not be checked against the regular expression /^((a)|(b))*$/: RangeError"),
+      `value ${i}`);
+    assert.throws(() => registry.validateArguments("ab", { [long]: 1 }),
+      (e) => e.code === "tool-validation" && e.details.problems[0].kind === "tooComplex" && e.details.problems[0].schemaPointer === "/patternProperties",
+      `name ${i}`);
+  }
+  // The registry is not left in use, and short strings are checked as before.
+  registry.register({ name: "after", description: "", parameters: { type: "object" } });
+  registry.validateArguments("ab", { s: "abba" });
+  assert.throws(() => registry.validateArguments("ab", { s: "abc" }), (e) => e.details.problems[0].kind === "patternMismatch");
+  healthy();
+});
+
+test("PartialJson and ToolArguments read a maxDepth above 127 as 127 (12,000 levels overflowed the module's stack when read)", () => {
+  for (const make of [() => new PartialJson({ maxDepth: 1e9 }), () => new ToolArguments({ maxDepth: 1e9 })]) {
+    const p = make();
+    assert.throws(() => p.push("[".repeat(12000)), (e) => e instanceof ProtocolError && e.code === "json-too-deep" && e.details.limit === 127 && e.details.offset === 127);
+  }
+  const p = new PartialJson({ maxDepth: 1e9 });
+  p.push("[".repeat(127));
+  p.push("]".repeat(127));
+  let v = p.finish();
+  for (let i = 0; i < 126; i++) v = v[0];
+  assert.deepEqual(v, []);
+  assert.equal(new Pattern("/a/*").isMatch("/a/b"), true);
 });
 
 test("a tool's definition keeps its schema's members in the order given: the model and a form read them in that order", () => {
