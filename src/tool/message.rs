@@ -262,11 +262,20 @@ pub(crate) fn pattern_mismatch(path: &[PathSegment], pattern: &str, value: &str)
     )
 }
 
-pub(crate) fn pattern_failed(path: &[PathSegment], pattern: &str, reason: &str) -> String {
-    format!(
-        "{} could not be checked against the regular expression /{pattern}/: {reason}.",
-        subject(path)
-    )
+/// The regular expression engine failed on the string at `path`, or (`name`) on a member name
+/// of the object there, matched by `patternProperties`.
+pub(crate) fn pattern_failed(
+    path: &[PathSegment],
+    name: Option<&str>,
+    pattern: &str,
+    reason: &str,
+) -> String {
+    let what = match name {
+        None => subject(path),
+        Some(name) if path.is_empty() => format!("Argument name {}", quote(name)),
+        Some(name) => format!("Property name {} of '{}'", quote(name), display_path(path)),
+    };
+    format!("{what} could not be checked against the regular expression /{pattern}/: {reason}.")
 }
 
 pub(crate) fn string_length(path: &[PathSegment], min: bool, bound: u64, len: u64) -> String {

@@ -1005,9 +1005,10 @@ impl<'s, 'v> Validator<'s, 'v> {
         }
     }
 
-    /// Whether `re` matches `text` (a string at `path`, or a member name of the object there);
-    /// `None` when the engine failed on it (wasm: V8's backtracking out of stack over megabytes
-    /// of text), reported as a `TooComplex` problem at `path` that names the keyword at `at`.
+    /// Whether `re` matches `text` (a string at `path`, or for `patternProperties` a member
+    /// name of the object there); `None` when the engine failed on it (wasm: V8's backtracking
+    /// out of stack over megabytes of text), reported as a `TooComplex` problem at `path` that
+    /// names the keyword at `at`.
     fn regex_run(
         &mut self,
         re: &super::regex::Regex,
@@ -1020,7 +1021,8 @@ impl<'s, 'v> Validator<'s, 'v> {
             Ok(found) => Some(found),
             Err(reason) => {
                 let segs = self.segments(path);
-                let msg = message::pattern_failed(&segs, re.as_str(), &reason);
+                let name = (at.1 == "patternProperties").then_some(text);
+                let msg = message::pattern_failed(&segs, name, re.as_str(), &reason);
                 let pointer = self.pointer(at.0, at.1);
                 self.problem(sink, ProblemKind::TooComplex, segs, pointer, msg);
                 None
