@@ -675,6 +675,24 @@ fn stream_without_terminal_status_is_incomplete_with_everything_kept() {
 }
 
 #[test]
+fn bytes_fed_after_finish_are_ignored() {
+    let bytes = common::fixture("agentscope-runtime/process-raw.sse");
+    let (head, tail) = bytes.split_at(bytes.len() / 2);
+    let mut stream = AgentStream::new(AssemblerOptions::default());
+    stream.feed(head);
+    stream.finish();
+    let ended = stream.response().clone();
+    let updates = stream.assembler_mut().drain_updates();
+    assert!(matches!(updates.last(), Some(StreamUpdate::Done { .. })));
+    // The rest of the stream, a second finish: nothing changes, nothing more is recorded.
+    stream.feed(tail);
+    stream.finish();
+    assert_eq!(stream.response(), &ended);
+    assert_eq!(stream.response().status, RunStatus::Incomplete);
+    assert!(stream.assembler_mut().drain_updates().is_empty());
+}
+
+#[test]
 fn malformed_events_are_skipped_reported_and_do_not_stop_the_stream() {
     let sse = concat!(
         "data: {not json\n\n",

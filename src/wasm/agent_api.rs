@@ -257,6 +257,8 @@ impl JsAgentStreamDecoder {
     /// values); returns the updates it produced. A chunk over 64 KiB is copied into wasm memory
     /// and decoded 64 KiB at a time, per event each slice's updates built before the next is
     /// decoded (the same updates, in wasm memory bounded by the slice rather than the chunk).
+    /// After `finish()` (and after a strict-mode stop or `maxStreamBytes`) bytes are ignored:
+    /// `[]`.
     ///
     /// # Errors
     /// `invalid-argument` (`details.what` = `"bytes"`) for anything else, such as a string.

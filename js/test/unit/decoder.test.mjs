@@ -171,6 +171,21 @@ test("a chunk over 64 KiB gives the same updates per event as small chunks (it i
   for (const m of ["m0", "m1", "m2"]) assert.equal(perMessage(batched, m), perMessage(whole, m), m);
 });
 
+test("AgentStreamDecoder ignores bytes fed after finish()", () => {
+  const bytes = fixture("agentscope-runtime/process-raw.sse");
+  const half = bytes.length >> 1;
+  const d = new AgentStreamDecoder();
+  d.feed(bytes.subarray(0, half));
+  const last = d.finish();
+  assert.equal(last.at(-1).type, "done");
+  const ended = d.response();
+  assert.equal(ended.status, "incomplete");
+  assert.deepEqual(d.feed(bytes.subarray(half)), []);
+  assert.deepEqual(d.finish(), []);
+  assert.deepEqual(d.response(), ended);
+  d.free();
+});
+
 test("with `updates: false` a stream without issues gives empty arrays and the whole response", () => {
   // Nothing crosses per chunk (no JSON, no text): the drain returns before calling into JS.
   const bytes = fixture("agentscope-runtime/process-raw.sse"); // a stream without issues

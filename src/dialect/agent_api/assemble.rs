@@ -1988,6 +1988,8 @@ pub struct AgentStream {
     assembler: Assembler,
     /// Bytes fed, all connections together.
     bytes: u64,
+    /// [`finish`](Self::finish) was called: later bytes are ignored.
+    finished: bool,
 }
 
 impl AgentStream {
@@ -1998,13 +2000,15 @@ impl AgentStream {
             sse: SseDecoder::with_options(options.sse),
             assembler: Assembler::new(options),
             bytes: 0,
+            finished: false,
         }
     }
 
-    /// Decodes and applies the next chunk of bytes. After [`Limits::max_stream_bytes`], or once
-    /// the stream was stopped (strict mode, abort), bytes are ignored.
+    /// Decodes and applies the next chunk of bytes. After [`Limits::max_stream_bytes`], once
+    /// the stream was stopped (strict mode, abort), or once it was [`finish`](Self::finish)ed,
+    /// bytes are ignored.
     pub fn feed(&mut self, bytes: &[u8]) {
-        if self.assembler.stopped {
+        if self.assembler.stopped || self.finished {
             return;
         }
         let limit = self.assembler.options.limits.max_stream_bytes;
@@ -2045,8 +2049,11 @@ impl AgentStream {
         self.assembler.cursor.last_sequence().map(|s| s.to_string())
     }
 
-    /// Ends the stream (see [`Assembler::finish`]).
+    /// Ends the stream (see [`Assembler::finish`]); bytes fed after it are ignored.
     pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         let assembler = &mut self.assembler;
         // (The decoder shared with the other dialects: what `finish` may still dispatch is at most
         // the few bytes held while looking for a byte order mark.)
