@@ -877,6 +877,20 @@ fn requests_round_trip_and_the_client_builds_every_route() {
         .contains(&("Content-Type".into(), "application/json".into())));
     let sent: RunCreateRequest = serde_json::from_str(create.body.as_deref().unwrap()).unwrap();
     assert_eq!(sent, req);
+    // As the SDK's client writes it (the fixture): timestamps the message does not have are left
+    // out, for the server to fill in, not sent as `null` (which it would keep).
+    let body: Value = serde_json::from_str(create.body.as_deref().unwrap()).unwrap();
+    let fixture_body: Value = serde_json::from_slice(&fixture("req-stream.json")).unwrap();
+    let keys = |m: &Value| m.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&body["input"][0]), keys(&fixture_body["input"][0]));
+    assert_eq!(keys(&body["input"][0]), ["role", "parts"]);
+    let mut stamped = Message::user_text("hi");
+    stamped.created_at = Some("2026-11-29T22:00:00Z".into());
+    stamped.extra.insert("x_a".into(), json!(1));
+    let request = RunCreateRequest::new("echo", vec![stamped], RunMode::Stream);
+    let body: Value = serde_json::from_str(&serde_json::to_string(&request).unwrap()).unwrap();
+    assert_eq!(keys(&body["input"][0]), ["role", "parts", "created_at", "x_a"]);
+    assert_eq!(body["input"][0]["created_at"], "2026-11-29T22:00:00Z");
 
     let run_id = "b911259a-ccaa-440e-9665-81bbc77a788c";
     let resume = client
@@ -895,6 +909,8 @@ fn requests_round_trip_and_the_client_builds_every_route() {
         .contains(&("Accept".into(), "application/json".into())));
     let body: Value = serde_json::from_str(resume.body.as_deref().unwrap()).unwrap();
     assert_eq!(body["await_resume"]["type"], "message");
+    let answer = body["await_resume"]["message"].as_object().unwrap();
+    assert_eq!(answer.keys().collect::<Vec<_>>(), ["role", "parts"]);
     assert_eq!(body["mode"], "sync");
     let routes: Vec<(Method, String)> = [
         client.cancel_run(run_id),

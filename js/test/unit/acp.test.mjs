@@ -103,6 +103,8 @@ test("a streamed run assembles to the server's final run, at every chunk size", 
     assert.equal(handle.session.messages.at(-1).type, "run.completed");
     // The request: POST /runs in stream mode.
     assert.deepEqual(canon(fetch.requests[0].body), canon(json("req-stream.json")));
+    // Timestamps the message does not have are left out (the server fills them in), not `null`.
+    assert.deepEqual(Object.keys(fetch.requests[0].body.input[0]), ["role", "parts"]);
     assert.equal(fetch.requests[0].accept, "text/event-stream");
   }
 });
@@ -168,6 +170,7 @@ test("await and resume: the same run and message go on, and resume is refused un
   assert.deepEqual(fetch.requests.map((r) => r.key), ["POST /runs", `POST /runs/${runId}`]);
   assert.deepEqual(canon(fetch.requests[0].body), canon(json("req-approval-stream.json")));
   assert.deepEqual(canon(fetch.requests[1].body), canon(json("req-resume-stream.json")));
+  assert.deepEqual(Object.keys(fetch.requests[1].body.await_resume.message), ["role", "parts"]);
   assert.throws(() => handle.resume("again"), (e) => e.code === "move-not-allowed" && e.details.terminal === true);
   assert.throws(() => handle.cancel(), (e) => e.code === "move-not-allowed");
 });

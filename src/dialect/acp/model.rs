@@ -620,8 +620,13 @@ pub struct AwaitResume {
     /// `type` (`"message"`).
     #[serde(rename = "type", default)]
     pub kind: AwaitType,
-    /// The answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The answer (a timestamp it does not have is left out, not written `null`: see
+    /// [`Outgoing`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "write_outgoing_answer"
+    )]
     pub message: Option<Message>,
     /// Fields this version does not know, kept as sent.
     #[serde(flatten)]
@@ -945,6 +950,49 @@ fn check_content_types(
     Ok(())
 }
 
+/// A message as the client sends it: written as [`Message`] is, except that `created_at` and
+/// `completed_at` are left out when the message has none, rather than written `null`. The server
+/// then fills them in: the SDK's `Message` defaults both to the time it reads the message, while an
+/// explicit `null` is kept (in the session's history, where `completed_at: null` reads as a message
+/// still being written).
+struct Outgoing<'a>(&'a Message);
+
+impl Serialize for Outgoing<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let m = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("role", &m.role)?;
+        map.serialize_entry("parts", &m.parts)?;
+        if let Some(t) = &m.created_at {
+            map.serialize_entry("created_at", t)?;
+        }
+        if let Some(t) = &m.completed_at {
+            map.serialize_entry("completed_at", t)?;
+        }
+        for (k, v) in &m.extra {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Writes the client's messages as [`Outgoing`] ones (`serialize_with` of `input`).
+fn write_outgoing<S: serde::Serializer>(messages: &[Message], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(messages.iter().map(Outgoing))
+}
+
+/// Writes the client's answer as an [`Outgoing`] message (`serialize_with` of `message`).
+fn write_outgoing_answer<S: serde::Serializer>(
+    message: &Option<Message>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match message {
+        Some(m) => Outgoing(m).serialize(s),
+        None => s.serialize_none(),
+    }
+}
+
 /// `POST /runs`: start a run (the SDK's `RunCreateRequest`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(
@@ -962,7 +1010,9 @@ pub struct RunCreateRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
     pub session: Option<serde_json::Value>,
-    /// The input messages.
+    /// The input messages (a timestamp a message does not have is left out, not written `null`:
+    /// see [`Outgoing`]).
+    #[serde(serialize_with = "write_outgoing")]
     pub input: Vec<Message>,
     /// `stream`, `sync` (the SDK's default) or `async`.
     #[serde(default)]
