@@ -889,7 +889,10 @@ fn requests_round_trip_and_the_client_builds_every_route() {
     stamped.extra.insert("x_a".into(), json!(1));
     let request = RunCreateRequest::new("echo", vec![stamped], RunMode::Stream);
     let body: Value = serde_json::from_str(&serde_json::to_string(&request).unwrap()).unwrap();
-    assert_eq!(keys(&body["input"][0]), ["role", "parts", "created_at", "x_a"]);
+    assert_eq!(
+        keys(&body["input"][0]),
+        ["role", "parts", "created_at", "x_a"]
+    );
     assert_eq!(body["input"][0]["created_at"], "2026-11-29T22:00:00Z");
 
     let run_id = "b911259a-ccaa-440e-9665-81bbc77a788c";
