@@ -21,7 +21,7 @@ import { built, checkCallbacks, ownSignal, wasm } from "./api.js";
 import { notBuilt } from "./guard.js";
 import { Fanout } from "./queue.js";
 import { FailureReport, ProtocolError } from "./errors.js";
-import { ClientTools, maxToolRounds, roundsExceeded } from "./tools.js";
+import { ClientTools, maxToolRounds, roundsExceeded, toolsOption } from "./tools.js";
 import type { ToolLoopHandlers } from "./tools.js";
 
 /** The part of each AgentX part type, with the shape the AgentX document gives it. */
@@ -273,7 +273,7 @@ export class AgentxClient {
    */
   constructor(options: AgentxClientOptions) {
     this.#inner = new (wasm().AgentxClient)(options);
-    this.tools = options.tools ?? new ClientTools();
+    this.tools = toolsOption(options.tools);
   }
 
   /** The URL requests go to. */
@@ -304,7 +304,7 @@ export class AgentxClient {
     options: AgentxChatOptions | null = {},
   ): AgentxChat {
     handlers = checkCallbacks(handlers, "handlers");
-    options ??= {};
+    options = checkCallbacks(options, "options");
     const inner = this.#inner;
     const tools = this.tools;
     const { stop, signal } = ownSignal(options.signal);
@@ -370,6 +370,8 @@ export class AgentxClient {
           }
           current = wasm().agentxToolContinuation(current, answer, outcomes);
           handlers.onToolRound?.(round + 1, current);
+          // `onToolRound` aborted (or freed the chat): no round is opened.
+          if (signal.aborted) throw new ProtocolError("aborted", "the request was aborted", { messages: answer });
           pending = open(self, deliver, round + 1, current);
         }
       })();

@@ -6,7 +6,7 @@ import type { AgentClientConfig, BodySchemaJson, Violation } from "./agentwire.j
 import { FailureReport, ProtocolError, errorFactory, invalidArgument, objectFreed } from "./errors.js";
 import { guard } from "./guard.js";
 import { Fanout } from "./queue.js";
-import { ClientTools, ToolCallTracker, agentToolLoop, maxToolRounds } from "./tools.js";
+import { ClientTools, TERMINAL_STATUSES, ToolCallTracker, agentToolLoop, maxToolRounds, toolsOption } from "./tools.js";
 import type { ToolStreamHandlers } from "./tools.js";
 
 type WasmModule = typeof Wasm;
@@ -226,24 +226,25 @@ export interface ValidateWithOptions {
   messageTypes?: string[] | null;
 }
 
-/** The Agent API statuses after which a message receives nothing more. */
-const TERMINAL = new Set(["completed", "failed", "canceled", "rejected", "incomplete"]);
-
 interface SchemaCheck {
   schema: Wasm.BodySchema;
   fn: (violation: StreamViolation) => void;
   types: Set<string> | null;
   /** Per message: its watch and the content indexes already started. */
   messages: Map<string, { watch: Wasm.SchemaWatch; started: Set<number>; finished: boolean }>;
+  /** Stops the check (what `validateWith` returns); `stopped` once it ran. */
+  stop: () => void;
+  stopped: boolean;
 }
 
 interface PartWatch {
   pattern: Wasm.Pattern;
-  /** The pattern was compiled here (from a string), so the watch frees it. */
-  owned: boolean;
   fn: (part: Part, change: PartChange) => void;
-  /** Parts that matched, by `msgId/index`: their last known state, to which deltas are appended. */
-  parts: Map<string, Part>;
+  /** Parts that matched, by message id, then content index: their last known state, to which deltas are appended. */
+  parts: Map<string, Map<number, Part>>;
+  /** Stops the watch (what `onPart` returns); `stopped` once it ran. */
+  stop: () => void;
+  stopped: boolean;
 }
 
 /**
@@ -267,17 +268,21 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
   #checks: SchemaCheck[] = [];
   #messageTypes = new Map<string, { type: string; status: string | null }>();
   #stop: AbortController;
+  #retain: boolean;
   #freed = false;
 
   /**
    * @internal `stop` aborts the stream's requests (its signal is in every request's); `free()`
-   * fires it.
+   * fires it. `retainMessages`: as the stream's option; `false` lets the watches forget a message
+   * once it ends, as the assembler does.
    */
   constructor(
     start: (toQueues: (updates: StreamUpdate[], handle: () => boolean) => void) => Wasm.AgentStreamHandle,
     stop: AbortController,
+    retainMessages = true,
   ) {
     this.#stop = stop;
+    this.#retain = retainMessages;
     this.#handle = start((updates, handle) => this.#updates.deliver(updates, handle));
     this.response = this.failures.wrap(this.#handle.response);
     // The stream's own outcome ends the iterators (and is handled: a caller that never awaits
@@ -307,8 +312,8 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     if (this.#freed) return;
     this.#freed = true;
     this.#stop.abort();
-    for (const w of this.#watches) if (w.owned) w.pattern.free();
-    this.#watches = [];
+    for (const w of this.#watches) w.stop();
+    for (const c of this.#checks) c.stop();
     this.#handle.free();
   }
 
@@ -345,14 +350,24 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    */
   onPart(pattern: string | Wasm.Pattern, fn: (part: Part, change: PartChange) => void): () => void {
     if (this.#freed) throw objectFreed();
-    const compiled = typeof pattern === "string" ? new (wasm().Pattern)(pattern) : pattern;
-    const watch: PartWatch = { pattern: compiled, owned: typeof pattern === "string", fn, parts: new Map() };
-    this.#watches.push(watch);
-    return () => {
-      if (!this.#watches.includes(watch)) return;
-      this.#watches = this.#watches.filter((w) => w !== watch);
-      if (watch.owned) watch.pattern.free();
+    if (typeof fn !== "function") throw invalidArgument("fn", "it is not a function");
+    const owned = typeof pattern === "string";
+    const compiled = owned ? new (wasm().Pattern)(pattern) : pattern;
+    const watch: PartWatch = {
+      pattern: compiled,
+      fn,
+      parts: new Map(),
+      stopped: false,
+      stop: () => {
+        if (watch.stopped) return;
+        watch.stopped = true;
+        this.#watches = this.#watches.filter((w) => w !== watch);
+        watch.parts.clear();
+        if (owned) compiled.free();
+      },
     };
+    this.#watches.push(watch);
+    return watch.stop;
   }
 
   /**
@@ -361,14 +376,15 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
    * content type known), and the `required` schema parts a message lacks when it reaches a
    * terminal status (`completed`, `failed`, …). By default only messages of type `message` are
    * checked (see `options.messageTypes`). Only parts that start from now on are seen. Returns a
-   * function that stops checking.
+   * function that stops checking (a violation already found for the same update is not reported
+   * after it).
    *
    * ```ts
    * stream.validateWith(BodySchema.builtin("researcher"), (v) => console.warn(v.msgId, v.code, v.message));
    * ```
    *
-   * @throws ProtocolError `invalid-schema` for schema JSON that is not a schema; `object-freed`
-   *   after `free()`.
+   * @throws ProtocolError `invalid-schema` for schema JSON that is not a schema;
+   *   `invalid-argument` when `onViolation` is not a function; `object-freed` after `free()`.
    */
   validateWith(
     schema: Wasm.BodySchema | BodySchemaJson,
@@ -376,22 +392,29 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     options: ValidateWithOptions = {},
   ): () => void {
     if (this.#freed) throw objectFreed();
+    if (typeof onViolation !== "function") throw invalidArgument("onViolation", "it is not a function");
     options ??= {}; // null: none
     const w = wasm();
     const owned = !(schema instanceof w.BodySchema); // compiled here from JSON: freed by stop()
     const compiled = schema instanceof w.BodySchema ? schema : new w.BodySchema(schema);
     const types = options.messageTypes === null ? null : new Set(options.messageTypes ?? ["message"]);
-    const check: SchemaCheck = { schema: compiled, fn: onViolation, types, messages: new Map() };
-    this.#checks.push(check);
-    let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      this.#checks = this.#checks.filter((c) => c !== check);
-      for (const m of check.messages.values()) m.watch.free();
-      check.messages.clear();
-      if (owned) compiled.free();
+    const check: SchemaCheck = {
+      schema: compiled,
+      fn: onViolation,
+      types,
+      messages: new Map(),
+      stopped: false,
+      stop: () => {
+        if (check.stopped) return;
+        check.stopped = true;
+        this.#checks = this.#checks.filter((c) => c !== check);
+        for (const m of check.messages.values()) m.watch.free();
+        check.messages.clear();
+        if (owned) compiled.free();
+      },
     };
+    this.#checks.push(check);
+    return check.stop;
   }
 
   /** @internal How the stream's failure reaches `onError` (what it throws rejects `response`). */
@@ -403,7 +426,15 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       const m = u.message;
       if (m.id) this.#messageTypes.set(m.id, { type: m.type ?? "message", status: m.status ?? null });
     }
-    if (this.#watches.length === 0 && this.#checks.length === 0) return;
+    if (this.#watches.length > 0 || this.#checks.length > 0) this.#watchUpdate(u);
+    // With `retainMessages: false` the assembler releases a message when it ends and skips what
+    // comes for it later: nothing more is needed of it here either.
+    if (!this.#retain && u.type === "message" && u.message.id && TERMINAL_STATUSES.has(u.message.status ?? "")) {
+      this.#forget(u.message.id);
+    }
+  }
+
+  #watchUpdate(u: StreamUpdate): void {
     switch (u.type) {
       case "content":
         this.#contentStarted(u.msgId, u.content);
@@ -411,12 +442,12 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       case "message":
         if (u.message.id) {
           for (const c of u.message.content ?? []) this.#contentStarted(u.message.id, c);
-          if (u.message.status && TERMINAL.has(u.message.status)) this.#messageEnded(u.message.id);
+          if (u.message.status && TERMINAL_STATUSES.has(u.message.status)) this.#messageEnded(u.message.id);
         }
         break;
       case "textDelta":
         for (const w of this.#watches) {
-          const part = w.parts.get(`${u.msgId}/${u.index}`);
+          const part = w.stopped ? undefined : w.parts.get(u.msgId)?.get(u.index);
           if (part === undefined) continue;
           part.content = (part.content ?? "") + u.delta;
           w.fn(part, { type: "delta", msgId: u.msgId, index: u.index, delta: u.delta });
@@ -424,7 +455,7 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
         break;
       case "dataDelta":
         for (const w of this.#watches) {
-          const part = w.parts.get(`${u.msgId}/${u.index}`);
+          const part = w.stopped ? undefined : w.parts.get(u.msgId)?.get(u.index);
           if (part === undefined) continue;
           const d = u.delta;
           const args = d !== null && typeof d === "object" && !Array.isArray(d) ? d.arguments : undefined;
@@ -437,6 +468,16 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
           }
         }
         break;
+    }
+  }
+
+  /** Drops what the watches and checks keep of message `msgId` (it ended and was released). */
+  #forget(msgId: string): void {
+    this.#messageTypes.delete(msgId);
+    for (const w of this.#watches) w.parts.delete(msgId);
+    for (const c of this.#checks) {
+      c.messages.get(msgId)?.watch.free();
+      c.messages.delete(msgId);
     }
   }
 
@@ -454,8 +495,12 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     }
   }
 
-  /** The schema check's state for message `msgId`, or `undefined` when its type is not checked. */
+  /**
+   * The schema check's state for message `msgId`, or `undefined` when its type is not checked or
+   * the check was stopped (by an earlier callback of the same update).
+   */
   #checkEntry(check: SchemaCheck, msgId: string) {
+    if (check.stopped) return undefined;
     let entry = check.messages.get(msgId);
     if (entry === undefined) {
       const type = this.#messageTypes.get(msgId)?.type ?? "message";
@@ -471,7 +516,10 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
       const entry = this.#checkEntry(check, msgId);
       if (entry === undefined || entry.finished) continue;
       entry.finished = true;
-      for (const v of entry.watch.finish()) check.fn({ ...v, msgId });
+      for (const v of entry.watch.finish()) {
+        if (check.stopped) break;
+        check.fn({ ...v, msgId });
+      }
     }
   }
 
@@ -479,9 +527,11 @@ export class AgentStream implements AsyncIterable<StreamUpdate> {
     if (!part.name) return;
     const index = content.index ?? 0;
     for (const w of this.#watches) {
-      if (!w.pattern.isMatch(part.name)) continue;
+      if (w.stopped || !w.pattern.isMatch(part.name)) continue;
       const own = { ...part };
-      w.parts.set(`${msgId}/${index}`, own);
+      let parts = w.parts.get(msgId);
+      if (parts === undefined) w.parts.set(msgId, (parts = new Map()));
+      parts.set(index, own);
       w.fn(own, { type: "part", msgId, index });
     }
   }
@@ -513,7 +563,7 @@ export class AgentClient {
    */
   constructor(options: AgentClientOptions) {
     this.#inner = new (wasm().AgentClient)(options);
-    this.tools = options.tools ?? new ClientTools();
+    this.tools = toolsOption(options.tools);
   }
 
   /** The URL requests go to. */
@@ -545,7 +595,7 @@ export class AgentClient {
    */
   stream(request: AgentRequest, handlers: StreamHandlers | null = {}, userOptions: StreamRequestOptions | null = {}): AgentStream {
     handlers = checkCallbacks(handlers, "handlers");
-    userOptions ??= {};
+    userOptions = checkCallbacks(userOptions, "options");
     const tools = this.tools;
     if (tools.size > 0 && userOptions.retainMessages === false) {
       throw invalidArgument(
@@ -563,7 +613,7 @@ export class AgentClient {
       // One response (one POST): the tool loop opens one per round.
       const open = (r: AgentRequest): Wasm.AgentStreamHandle => {
         let errored = false;
-        const tracker = new ToolCallTracker(handlers);
+        const tracker = new ToolCallTracker(handlers, userOptions.retainMessages !== false);
         const sink = (updates: StreamUpdate[]): void =>
           toQueues(updates, () => {
             if (signal.aborted) return false;
@@ -587,7 +637,7 @@ export class AgentClient {
         return handle;
       };
       return tools.size > 0 ? agentToolLoop(open, tools, request, handlers, options) : open(request);
-    }, stop);
+    }, stop, userOptions.retainMessages !== false);
     return stream;
   }
 

@@ -13,8 +13,8 @@ import type {
   RunSessionConfig,
   RunStep,
 } from "./agentwire.js";
-import { ProtocolError } from "./errors.js";
-import { wasm } from "./api.js";
+import { ProtocolError, invalidArgument } from "./errors.js";
+import { checkCallbacks, wasm } from "./api.js";
 
 /** Called when a run's state changes: the state before, after, and the move that was made. */
 export type StateChangeListener = (from: string, to: string, move: Move) => void;
@@ -67,19 +67,29 @@ export function toBody(input: BodyInput | undefined): Body | undefined {
   return Array.isArray(input) ? { parts: input } : input;
 }
 
-/** Listeners of one kind, called in registration order. */
+/**
+ * Listeners of one kind, called in registration order. One removed while they are being called
+ * (by an earlier one) is not called; one added then is called from the next time on.
+ */
 export class Listeners<F extends (...args: never[]) => void> {
-  #fns: F[] = [];
+  #entries: Array<{ fn: F; removed: boolean }> = [];
 
-  add(fn: F): () => void {
-    this.#fns.push(fn);
+  /**
+   * @throws ProtocolError `invalid-argument` (`details.what` = `what`) when `fn` is not a function.
+   */
+  add(fn: F, what = "fn"): () => void {
+    if (typeof fn !== "function") throw invalidArgument(what, "it is not a function");
+    const entry = { fn, removed: false };
+    this.#entries.push(entry);
     return () => {
-      this.#fns = this.#fns.filter((f) => f !== fn);
+      if (entry.removed) return;
+      entry.removed = true;
+      this.#entries = this.#entries.filter((e) => e !== entry);
     };
   }
 
   call(...args: Parameters<F>): void {
-    for (const f of this.#fns) f(...args);
+    for (const e of this.#entries) if (!e.removed) e.fn(...args);
   }
 }
 
@@ -115,7 +125,7 @@ export class RunSession implements RunSessionView {
    *   built-in name or options of the wrong shape (`invalid-argument`).
    */
   constructor(schema: Wasm.CommunicationSchema | CommunicationSchemaJson | BuiltinCommunicationSchemaName, options: RunSessionOptions = {}) {
-    options ??= {}; // null: none
+    options = checkCallbacks(options, "options"); // null: none
     const w = wasm();
     const config = { id: options.id, strict: options.strict };
     if (schema instanceof w.CommunicationSchema) {
@@ -204,16 +214,31 @@ export class RunSession implements RunSessionView {
     return { ...step, warning };
   }
 
+  /**
+   * Calls `fn(from, to, move)` for every change of state from now on; returns a function that
+   * stops it.
+   *
+   * @throws ProtocolError `invalid-argument` when `fn` is not a function.
+   */
   onStateChange(fn: StateChangeListener): () => void {
     return this.#stateChanges.add(fn);
   }
 
-  /** Calls `fn` for every message accepted from now on; returns a function that stops it. */
+  /**
+   * Calls `fn` for every message accepted from now on; returns a function that stops it.
+   *
+   * @throws ProtocolError `invalid-argument` when `fn` is not a function.
+   */
   onMessage(fn: (message: RunMessage) => void): () => void {
     return this.#messages.add(fn);
   }
 
-  /** Calls `fn` for every problem a lenient session tolerates from now on. */
+  /**
+   * Calls `fn` for every problem a lenient session tolerates from now on; returns a function that
+   * stops it.
+   *
+   * @throws ProtocolError `invalid-argument` when `fn` is not a function.
+   */
   onWarning(fn: (warning: ProtocolError) => void): () => void {
     return this.#warnings.add(fn);
   }

@@ -39,8 +39,30 @@ function setOwn(target: JsonObject, key: string, value: JsonValue): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * The text of what a tool threw: an `Error`'s `message` (when it is a string), else `String(e)`;
+ * whatever the value (a `message` getter that throws, an object without `toString`), a string.
+ */
+function thrownMessage(e: unknown): string {
+  try {
+    if (e instanceof Error && typeof e.message === "string") return e.message;
+    return String(e);
+  } catch {
+    try {
+      return Object.prototype.toString.call(e);
+    } catch {
+      return "the tool threw a value that cannot be shown";
+    }
+  }
+}
+
+/** Whether `seg` can index an array: an integer from 0 (what `PartialJson`'s paths hold). */
+function isIndex(seg: unknown): seg is number {
+  return typeof seg === "number" && Number.isInteger(seg) && seg >= 0;
+}
+
 function child(parent: JsonValue | undefined, seg: string | number): JsonValue | undefined {
-  if (Array.isArray(parent) && typeof seg === "number") return parent[seg];
+  if (Array.isArray(parent) && isIndex(seg)) return parent[seg];
   if (isObject(parent) && typeof seg === "string") return Object.hasOwn(parent, seg) ? parent[seg] : undefined;
   return undefined;
 }
@@ -83,7 +105,7 @@ export function applyPartialChanges(
     let parent: JsonValue | undefined = root;
     for (let i = 0; i < path.length - 1; i++) parent = child(parent, path[i] as string | number);
     const last = path[path.length - 1] as string | number;
-    if (Array.isArray(parent) && typeof last === "number") {
+    if (Array.isArray(parent) && isIndex(last)) {
       if (change.op === "set") {
         if (last > parent.length) throw misfit(change, "an index past the end of an array");
         parent[last] = change.value;
@@ -162,6 +184,17 @@ export interface ToolLoopHandlers<Request = AgentRequest> {
    * POST holding the whole conversation so far, not a resend of the first one.
    */
   onToolRound?(round: number, request: Request): void;
+}
+
+/**
+ * @internal The `tools` option of a client: the `ClientTools` given, or a new one.
+ *
+ * @throws ProtocolError `invalid-argument` (`details.what` = `options.tools`) for anything else.
+ */
+export function toolsOption(tools: ClientTools | null | undefined): ClientTools {
+  if (tools === undefined || tools === null) return new ClientTools();
+  if (!(tools instanceof ClientTools)) throw invalidArgument("options.tools", "it is not a ClientTools");
+  return tools;
 }
 
 /**
@@ -287,8 +320,7 @@ export class ClientTools {
       const context: ToolCallContext = signal === undefined ? { callId, toolName } : { callId, toolName, signal };
       result = await fn(call.arguments, context);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      return fail(wasm().toolExecutionError(toolName, message));
+      return fail(wasm().toolExecutionError(toolName, thrownMessage(e)));
     }
     let value: JsonValue;
     try {
@@ -390,6 +422,9 @@ export interface ToolStreamHandlers extends ToolLoopHandlers<AgentRequest> {
   onWarning?(warning: ProtocolError): void;
 }
 
+/** @internal The Agent API statuses after which a message receives nothing more. */
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "canceled", "rejected", "incomplete"]);
+
 interface TrackedCall {
   state: StreamingToolCall;
   args: Wasm.ToolArguments | undefined;
@@ -401,11 +436,18 @@ interface TrackedCall {
  */
 export class ToolCallTracker {
   readonly #handlers: ToolStreamHandlers;
+  readonly #retain: boolean;
   readonly #types = new Map<string, string>();
-  readonly #calls = new Map<string, TrackedCall>();
+  /** The calls, by message id, then content index. */
+  readonly #calls = new Map<string, Map<number, TrackedCall>>();
 
-  constructor(handlers: ToolStreamHandlers) {
+  /**
+   * `retainMessages`: as the stream's option; `false` forgets a message once it ends, as the
+   * assembler does (which then skips what comes for it).
+   */
+  constructor(handlers: ToolStreamHandlers, retainMessages = true) {
     this.#handlers = handlers;
+    this.#retain = retainMessages;
   }
 
   /** Feeds one update, in stream order. */
@@ -418,7 +460,12 @@ export class ToolCallTracker {
         // A message update is an envelope (its contents arrive as content updates): a completed
         // `function_call` message completes the calls it opened that no content event completed.
         if (m.type === "function_call" && m.status === "completed") {
-          for (const c of this.#calls.values()) if (c.state.msgId === m.id) this.#complete(c);
+          for (const c of this.#calls.get(m.id)?.values() ?? []) this.#complete(c);
+        }
+        if (!this.#retain && m.status && TERMINAL_STATUSES.has(m.status)) {
+          for (const c of this.#calls.get(m.id)?.values() ?? []) c.args?.free();
+          this.#calls.delete(m.id);
+          this.#types.delete(m.id);
         }
         break;
       }
@@ -438,15 +485,18 @@ export class ToolCallTracker {
 
   /** Releases the wasm parsers of calls still open. */
   close(): void {
-    for (const c of this.#calls.values()) {
-      c.args?.free();
-      c.args = undefined;
+    for (const calls of this.#calls.values()) {
+      for (const c of calls.values()) {
+        c.args?.free();
+        c.args = undefined;
+      }
     }
   }
 
   #call(msgId: string, index: number): TrackedCall {
-    const key = `${msgId}/${index}`;
-    let c = this.#calls.get(key);
+    let calls = this.#calls.get(msgId);
+    if (calls === undefined) this.#calls.set(msgId, (calls = new Map()));
+    let c = calls.get(index);
     if (c === undefined) {
       const state: StreamingToolCall = {
         callId: "",
@@ -460,7 +510,7 @@ export class ToolCallTracker {
       // A build without the `tools` feature has no argument parser: calls are still reported, with
       // their text but without partial values.
       c = { state, args: built("ToolArguments") ? new (wasm().ToolArguments)() : undefined };
-      this.#calls.set(key, c);
+      calls.set(index, c);
       this.#handlers.onToolCallStart?.(state);
     }
     return c;
@@ -608,6 +658,8 @@ export function agentToolLoop(
       }
       current = wasm().agentToolContinuation(current, response, outcomes);
       handlers.onToolRound?.(round + 1, current);
+      // `onToolRound` aborted (or freed the stream): no round is opened.
+      if (signal?.aborted) throw aborted({ response });
       rounds.push(open(current));
     }
   });
