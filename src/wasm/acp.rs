@@ -23,7 +23,7 @@ use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, cancel_quietly, copy_bytes, credentials_option, describe, error_body,
     event_stream_reader, fetch_option, header_of, is_ok, name_failure, promise, read_chunk,
-    read_from, request_signal, send, sleep, status_of, within, Chunk, HeaderList,
+    read_from, request_signal, send, sleep, status_of, until_aborted, within, Chunk, HeaderList,
     DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
@@ -226,7 +226,7 @@ impl Transport {
         let timeout = Some((stall_ms, &controller));
         let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
         if !is_ok(&response) {
-            let body = error_body(&response, &aborted).await?;
+            let body = error_body(&response, &aborted, Some(&linked)).await?;
             return Err(js_error(&decode_error(status_of(&response), &body)));
         }
         Ok(response)
@@ -238,7 +238,8 @@ impl Transport {
         response: &Response,
         signal: Option<&AbortSignal>,
     ) -> Result<String, JsValue> {
-        let promise = response.text()?;
+        // A custom `fetch`'s body may not end at the abort by itself: the wait does.
+        let promise = until_aborted(&response.text()?, signal);
         match JsFuture::from(promise).await {
             Ok(t) => Ok(t.as_string().unwrap_or_default()),
             Err(_) if is_aborted(signal) => Err(js_error(&TransportError::Aborted)),
@@ -867,7 +868,7 @@ impl Shared {
 
     /// Reads a `text/event-stream` answer to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
-        let reader = event_stream_reader(&response, &|| self.aborted()).await?;
+        let reader = event_stream_reader(&response, &|| self.aborted(), self.signal()).await?;
         let mut buf = Vec::new();
         loop {
             let failure = match within(read_from(&reader), self.stall_ms).await {

@@ -10,14 +10,14 @@ use js_sys::{Function, Promise, Reflect};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
+use web_sys::{AbortSignal, RequestCredentials};
 
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, byte_chunk, cancel_quietly, copy_bytes, credentials_option, describe,
     error_body, event_stream_reader, fetch_option, is_ok, name_failure, promise, read_chunk,
-    read_from, request_signal, send, status_of, within, Chunk, HeaderList,
+    read_from, request_signal, send, status_of, within, BodyReader, Chunk, HeaderList,
     DEFAULT_STALL_TIMEOUT_MS,
 };
 use crate::body::Body;
@@ -438,7 +438,7 @@ impl Call {
     }
 
     /// Sends the request; checks the status and the content type, and gives the body's reader.
-    async fn open(&self) -> Result<ReadableStreamDefaultReader, JsValue> {
+    async fn open(&self) -> Result<BodyReader, JsValue> {
         let (controller, signal) = request_signal(self.signal.as_ref())?;
         let request = build_request(
             "POST",
@@ -458,10 +458,10 @@ impl Call {
         if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
                 status: status_of(&response),
-                body: error_body(&response, &aborted).await?,
+                body: error_body(&response, &aborted, Some(&signal)).await?,
             }));
         }
-        event_stream_reader(&response, &aborted).await
+        event_stream_reader(&response, &aborted, Some(&signal)).await
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so

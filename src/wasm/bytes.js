@@ -147,3 +147,39 @@ export function cancelQuietly(reader) {
     // A reader already released, or a mock's cancel that throws.
   }
 }
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it fires (no `signal`: `promise`
+ * itself). A wait on a `fetch` that ignores the request's signal (a mock, a wrapper that drops it)
+ * then ends at the abort all the same. The listener goes when either settles; a later rejection
+ * of `promise` is handled here.
+ */
+export function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    const settle = (then) => (value) => {
+      signal.removeEventListener("abort", abort);
+      then(value);
+    };
+    promise.then(settle(resolve), settle(reject));
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
+/**
+ * Cancels `reader` (quietly) when `signal` fires, so that a read waiting on a body that ignores
+ * the request's signal (a custom `fetch`'s) ends then; returns the function that stops watching.
+ * No `signal`: nothing to watch.
+ */
+export function cancelOnAbort(reader, signal) {
+  if (!signal) return () => {};
+  const cancel = () => cancelQuietly(reader);
+  if (signal.aborted) {
+    cancel();
+    return () => {};
+  }
+  signal.addEventListener("abort", cancel, { once: true });
+  return () => signal.removeEventListener("abort", cancel);
+}

@@ -10,7 +10,7 @@ use js_sys::{Function, Promise, Reflect, Uint8Array};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{AbortController, AbortSignal, ReadableStreamDefaultReader, RequestCredentials};
+use web_sys::{AbortController, AbortSignal, RequestCredentials};
 
 use super::agent_api::{JsAgentStreamDecoder, StreamOptions};
 use super::convert::to_ts;
@@ -19,7 +19,7 @@ use super::error::{invalid_argument, js_error, js_error_with};
 use super::http::{
     build_request, cancel_quietly, credentials_option, describe, error_body, event_stream_reader,
     fetch_option, is_ok, name_failure, promise, read_chunk, read_from, request_signal, send, sleep,
-    status_of, within, Chunk, HeaderList,
+    status_of, within, BodyReader, Chunk, HeaderList,
 };
 use super::pattern::JsPattern;
 use crate::body::{Body, Part};
@@ -430,11 +430,11 @@ impl Call {
         if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
                 status: status_of(&response),
-                body: error_body(&response, &aborted).await?,
+                body: error_body(&response, &aborted, Some(&signal)).await?,
             }));
         }
         Ok(Connection {
-            reader: event_stream_reader(&response, &aborted).await?,
+            reader: event_stream_reader(&response, &aborted, Some(&signal)).await?,
             controller,
         })
     }
@@ -606,7 +606,7 @@ impl Call {
 
 /// An open connection: its body reader, and the controller that aborts it.
 struct Connection {
-    reader: ReadableStreamDefaultReader,
+    reader: BodyReader,
     controller: AbortController,
 }
 

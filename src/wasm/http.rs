@@ -99,6 +99,17 @@ extern "C" {
     #[wasm_bindgen(js_name = cancelQuietly)]
     pub(crate) fn cancel_quietly(reader: &ReadableStreamDefaultReader);
 
+    /// `promise`, or a rejection with `signal`'s reason once it fires (`None`: `promise`).
+    #[wasm_bindgen(js_name = untilAborted)]
+    pub(crate) fn until_aborted(promise: &Promise, signal: Option<&AbortSignal>) -> Promise;
+
+    /// Cancels `reader` quietly when `signal` fires; gives the function that stops watching.
+    #[wasm_bindgen(js_name = cancelOnAbort)]
+    fn cancel_on_abort(
+        reader: &ReadableStreamDefaultReader,
+        signal: Option<&AbortSignal>,
+    ) -> Function;
+
     /// A reader of the answer's body, `None` without one; what reading it throws is returned.
     #[wasm_bindgen(js_name = readerOf, catch)]
     fn reader_of(response: &Response) -> Result<Option<ReadableStreamDefaultReader>, JsValue>;
@@ -217,6 +228,8 @@ pub(crate) async fn send(
         },
         None => global_fetch(request),
     };
+    // A custom `fetch` may ignore the request's signal: the wait ends at the abort all the same.
+    let answer = until_aborted(&answer, Some(&request.signal()));
     let answer = match timeout {
         Some((ms, controller)) if ms > 0 => match within(answer, ms).await {
             // The user's abort wins over a timer that fired in the same instant.
@@ -281,16 +294,49 @@ pub(crate) async fn within(promise: Promise, ms: u32) -> Result<Option<JsValue>,
 pub(crate) async fn error_body(
     response: &Response,
     aborted: &dyn Fn() -> bool,
+    signal: Option<&AbortSignal>,
 ) -> Result<String, JsValue> {
-    let body = text_of(response).await;
+    let body = text_of(response, signal).await;
     if aborted() {
         return Err(js_error(&TransportError::Aborted));
     }
     Ok(body)
 }
 
+/// The reader of an answer's body, cancelled when `signal` fires: a body a custom `fetch` made
+/// may not end at the request's abort by itself, and a read waiting on it then would wait for
+/// ever. Dropping it stops watching the signal. It dereferences to the reader.
+pub(crate) struct BodyReader {
+    reader: ReadableStreamDefaultReader,
+    stop_watching: Function,
+}
+
+impl BodyReader {
+    fn new(reader: ReadableStreamDefaultReader, signal: Option<&AbortSignal>) -> Self {
+        let stop_watching = cancel_on_abort(&reader, signal);
+        Self {
+            reader,
+            stop_watching,
+        }
+    }
+}
+
+impl std::ops::Deref for BodyReader {
+    type Target = ReadableStreamDefaultReader;
+
+    fn deref(&self) -> &ReadableStreamDefaultReader {
+        &self.reader
+    }
+}
+
+impl Drop for BodyReader {
+    fn drop(&mut self) {
+        let _ = self.stop_watching.call0(&JsValue::NULL);
+    }
+}
+
 /// The body reader of a `text/event-stream` answer (the media type compared case-insensitively,
-/// parameters ignored).
+/// parameters ignored), cancelled when `signal` fires (see [`BodyReader`]).
 ///
 /// # Errors
 /// `not-event-stream` with the content type and the body (its first 64 KiB) for any other
@@ -299,17 +345,18 @@ pub(crate) async fn error_body(
 pub(crate) async fn event_stream_reader(
     response: &Response,
     aborted: &dyn Fn() -> bool,
-) -> Result<ReadableStreamDefaultReader, JsValue> {
+    signal: Option<&AbortSignal>,
+) -> Result<BodyReader, JsValue> {
     let ct = content_type(response);
     let media = ct.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("text/event-stream") {
         return Err(js_error(&TransportError::NotEventStream {
             content_type: ct,
-            body: error_body(response, aborted).await?,
+            body: error_body(response, aborted, signal).await?,
         }));
     }
     match reader_of(response) {
-        Ok(Some(reader)) => Ok(reader),
+        Ok(Some(reader)) => Ok(BodyReader::new(reader, signal)),
         Ok(None) => Err(js_error(&TransportError::NotEventStream {
             content_type: ct,
             body: String::new(),
@@ -427,13 +474,15 @@ pub(crate) fn content_type(r: &Response) -> String {
 
 /// The response body's first 64 KiB as text (UTF-8, bad sequences replaced, cut at a character
 /// boundary), or `""` if it cannot be read. Only that much is read: the rest is cancelled, so that
-/// an error answer with an endless body neither holds the request nor fills memory.
-pub(crate) async fn text_of(r: &Response) -> String {
+/// an error answer with an endless body neither holds the request nor fills memory. When `signal`
+/// fires, the read ends with what came.
+pub(crate) async fn text_of(r: &Response, signal: Option<&AbortSignal>) -> String {
     /// Bytes read: the 64 KiB kept and a character's worth more (a cut sequence past the cut).
     const READ: usize = 64 * 1024 + 4;
     let Ok(Some(reader)) = reader_of(r) else {
         return String::new();
     };
+    let reader = BodyReader::new(reader, signal);
     let mut bytes = Vec::new();
     loop {
         if bytes.len() >= READ {

@@ -292,6 +292,49 @@ test("an abort the request does not see (a fetch that ignores its signal) wins o
   }
 });
 
+test("an abort settles every client whose fetch ignores the signal, with no stall timer", async () => {
+  const events = {
+    agent: RESPONSE[0],
+    agentx: `data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`,
+    acp: `data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`,
+  };
+  // Bodies that never end: only the abort can end the wait (the request's signal does not reach
+  // them). They used to leave `response`, `messages` and `run` pending for ever.
+  const endless = (text, status = 200, type = "text/event-stream") =>
+    new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(text)) }), {
+      status,
+      headers: { "content-type": type },
+    });
+  const fetches = {
+    "no answer": () => () => new Promise(() => {}),
+    "a silent body": (event) => () => endless(event),
+    "an error answer whose body never ends": () => () => endless("{\"detail\": \"no", 500, "application/json"),
+    "another content type whose body never ends": () => () => endless("<html>", 200, "text/html"),
+  };
+  for (const [shape, fetchOf] of Object.entries(fetches)) {
+    const outcomes = {
+      agent: (signal) => new AgentClient({ baseUrl, fetch: fetchOf(events.agent) }).stream(request(), {}, { stallTimeoutMs: 0, signal }).response,
+      agentx: (signal) => new AgentxClient({ baseUrl, fetch: fetchOf(events.agentx) }).chat([agentxUserMessage("x")], {}, { stallTimeoutMs: 0, signal }).messages,
+      acp: (signal) => new AcpClient({ baseUrl, fetch: fetchOf(events.acp) }).run("a", "x", { stallTimeoutMs: 0, signal }).run,
+    };
+    for (const [client, outcome] of Object.entries(outcomes)) {
+      const controller = new AbortController();
+      const settled = within(outcome(controller.signal), 2000);
+      setTimeout(() => controller.abort(), 20);
+      const result = await settled;
+      assert.equal(result.error?.code, "aborted", `${client}, ${shape}: ${JSON.stringify(result)}`);
+    }
+  }
+  // An ACP run in sync mode whose answer's body never ends.
+  const controller = new AbortController();
+  const run = new AcpClient({ baseUrl, fetch: () => endless('{"run_id": "r1"', 200, "application/json") }).run("a", "x", {
+    mode: "sync",
+    signal: controller.signal,
+  }).run;
+  setTimeout(() => controller.abort(), 20);
+  assert.equal((await within(run, 2000)).error?.code, "aborted");
+});
+
 test("a body chunk that is not bytes ends the stream with network-error; a Uint8Array is read through its internal slots, in every client", async () => {
   const events = {
     agent: RESPONSE.join(""),
