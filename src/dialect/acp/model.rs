@@ -620,8 +620,8 @@ pub struct AwaitResume {
     /// `type` (`"message"`).
     #[serde(rename = "type", default)]
     pub kind: AwaitType,
-    /// The answer (a timestamp it does not have is left out, not written `null`: see
-    /// [`Outgoing`]).
+    /// The answer. A timestamp it does not have is left out when it is sent, not written `null`,
+    /// so that the server fills it in.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -1010,8 +1010,9 @@ pub struct RunCreateRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
     pub session: Option<serde_json::Value>,
-    /// The input messages (a timestamp a message does not have is left out, not written `null`:
-    /// see [`Outgoing`]).
+    /// The input messages. A timestamp a message does not have is left out when it is sent, not
+    /// written `null`, so that the server fills it in (the SDK's `Message` defaults both to the
+    /// time it reads the message; an explicit `null` is kept).
     #[serde(serialize_with = "write_outgoing")]
     pub input: Vec<Message>,
     /// `stream`, `sync` (the SDK's default) or `async`.
