@@ -261,12 +261,34 @@ test("a handler that throws on the resumed warning closes the resumed connection
   await eventually(() => closed.includes("GET /resume-open/resp_1"), 2000, "the resumed request closed");
 });
 
-test("an abort the request does not see (a fetch that ignores its signal) wins over the stall timer, in every client", async () => {
+/**
+ * For each `fetches` shape (`fetchOf(firstEvent)` gives the client's `fetch`) and each client,
+ * with `stallTimeoutMs`: an abort 20 ms after the start settles the outcome with `aborted`.
+ */
+async function abortsSettle(fetches, stallTimeoutMs) {
   const events = {
     agent: RESPONSE[0],
     agentx: `data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`,
     acp: `data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`,
   };
+  for (const [shape, fetchOf] of Object.entries(fetches)) {
+    const options = (signal) => ({ stallTimeoutMs, signal });
+    const outcomes = {
+      agent: (signal) => new AgentClient({ baseUrl, fetch: fetchOf(events.agent) }).stream(request(), {}, options(signal)).response,
+      agentx: (signal) => new AgentxClient({ baseUrl, fetch: fetchOf(events.agentx) }).chat([agentxUserMessage("x")], {}, options(signal)).messages,
+      acp: (signal) => new AcpClient({ baseUrl, fetch: fetchOf(events.acp) }).run("a", "x", options(signal)).run,
+    };
+    for (const [client, outcome] of Object.entries(outcomes)) {
+      const controller = new AbortController();
+      const settled = within(outcome(controller.signal), 2000);
+      setTimeout(() => controller.abort(), 20);
+      const result = await settled;
+      assert.equal(result.error?.code, "aborted", `${client}, ${shape}: ${JSON.stringify(result)}`);
+    }
+  }
+}
+
+test("an abort the request does not see (a fetch that ignores its signal) wins over the stall timer, in every client", async () => {
   // A fetch that never answers, or answers with one event and then a body that never ends; it
   // ignores the request's signal, so only the stall timer notices anything.
   const fetches = {
@@ -276,28 +298,10 @@ test("an abort the request does not see (a fetch that ignores its signal) wins o
         headers: { "content-type": "text/event-stream" },
       }),
   };
-  for (const [shape, fetchOf] of Object.entries(fetches)) {
-    const outcomes = {
-      agent: (signal) => new AgentClient({ baseUrl, fetch: fetchOf(events.agent) }).stream(request(), {}, { stallTimeoutMs: 150, signal }).response,
-      agentx: (signal) => new AgentxClient({ baseUrl, fetch: fetchOf(events.agentx) }).chat([agentxUserMessage("x")], {}, { stallTimeoutMs: 150, signal }).messages,
-      acp: (signal) => new AcpClient({ baseUrl, fetch: fetchOf(events.acp) }).run("a", "x", { stallTimeoutMs: 150, signal }).run,
-    };
-    for (const [client, outcome] of Object.entries(outcomes)) {
-      const controller = new AbortController();
-      const settled = within(outcome(controller.signal));
-      setTimeout(() => controller.abort(), 20);
-      const result = await settled;
-      assert.equal(result.error?.code, "aborted", `${client}, ${shape}: ${JSON.stringify(result)}`);
-    }
-  }
+  await abortsSettle(fetches, 150);
 });
 
 test("an abort settles every client whose fetch ignores the signal, with no stall timer", async () => {
-  const events = {
-    agent: RESPONSE[0],
-    agentx: `data: ${JSON.stringify({ id: "msg_1", role: "assistant", parts: [{ type: "text", text: "Hel" }] })}\n\n`,
-    acp: `data: ${JSON.stringify({ type: "run.created", run: { run_id: "r1", agent_name: "a", status: "created" } })}\n\n`,
-  };
   // Bodies that never end: only the abort can end the wait (the request's signal does not reach
   // them). They used to leave `response`, `messages` and `run` pending for ever.
   const endless = (text, status = 200, type = "text/event-stream") =>
@@ -311,20 +315,7 @@ test("an abort settles every client whose fetch ignores the signal, with no stal
     "an error answer whose body never ends": () => () => endless("{\"detail\": \"no", 500, "application/json"),
     "another content type whose body never ends": () => () => endless("<html>", 200, "text/html"),
   };
-  for (const [shape, fetchOf] of Object.entries(fetches)) {
-    const outcomes = {
-      agent: (signal) => new AgentClient({ baseUrl, fetch: fetchOf(events.agent) }).stream(request(), {}, { stallTimeoutMs: 0, signal }).response,
-      agentx: (signal) => new AgentxClient({ baseUrl, fetch: fetchOf(events.agentx) }).chat([agentxUserMessage("x")], {}, { stallTimeoutMs: 0, signal }).messages,
-      acp: (signal) => new AcpClient({ baseUrl, fetch: fetchOf(events.acp) }).run("a", "x", { stallTimeoutMs: 0, signal }).run,
-    };
-    for (const [client, outcome] of Object.entries(outcomes)) {
-      const controller = new AbortController();
-      const settled = within(outcome(controller.signal), 2000);
-      setTimeout(() => controller.abort(), 20);
-      const result = await settled;
-      assert.equal(result.error?.code, "aborted", `${client}, ${shape}: ${JSON.stringify(result)}`);
-    }
-  }
+  await abortsSettle(fetches, 0);
   // An ACP run in sync mode whose answer's body never ends.
   const controller = new AbortController();
   const run = new AcpClient({ baseUrl, fetch: () => endless('{"run_id": "r1"', 200, "application/json") }).run("a", "x", {
