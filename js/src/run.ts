@@ -75,10 +75,10 @@ export class Listeners<F extends (...args: never[]) => void> {
   #entries: Array<{ fn: F; removed: boolean }> = [];
 
   /**
-   * @throws ProtocolError `invalid-argument` (`details.what` = `what`) when `fn` is not a function.
+   * @throws ProtocolError `invalid-argument` (`details.what` = `fn`) when `fn` is not a function.
    */
-  add(fn: F, what = "fn"): () => void {
-    if (typeof fn !== "function") throw invalidArgument(what, "it is not a function");
+  add(fn: F): () => void {
+    if (typeof fn !== "function") throw invalidArgument("fn", "it is not a function");
     const entry = { fn, removed: false };
     this.#entries.push(entry);
     return () => {
