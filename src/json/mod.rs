@@ -269,8 +269,22 @@ pub fn not_json(e: &serde_json::Error) -> bool {
 #[inline(never)]
 fn not_read(text: &str) -> serde_json::Error {
     use serde::de::Error;
+    // (Not `None` for text `parse_value` refused: it is not JSON, too deep or has such a number.)
+    unreadable(text).unwrap_or_else(|| serde_json::Error::custom(NUMBER_OUT_OF_RANGE))
+}
+
+/// The error [`parse_value`] would give for `text`, or `None` when it would read it, without
+/// building the tree: the syntax error for text that is not JSON, else "recursion limit exceeded"
+/// (nesting deeper than 127) or "number out of range" (beyond `f64::MAX`, which `JSON.parse`
+/// reads as `Infinity`), each with serde_json's line and column. For a reader that parses the
+/// text another way (`MessageBody.readJson`, with `JSON.parse`) but refuses what agentwire's
+/// readers refuse. Not API.
+#[doc(hidden)]
+#[inline(never)]
+pub fn unreadable(text: &str) -> Option<serde_json::Error> {
+    use serde::de::Error;
     if let Some(e) = syntax::syntax_error(text) {
-        return e;
+        return Some(e);
     }
     // Valid JSON: too deep, or a number out of range.
     let b = text.as_bytes();
@@ -297,7 +311,7 @@ fn not_read(text: &str) -> serde_json::Error {
             b'[' | b'{' => {
                 depth += 1;
                 if depth > scan::TREE_DEPTH {
-                    return at(TOO_DEEP, i);
+                    return Some(at(TOO_DEEP, i));
                 }
             }
             b']' | b'}' => depth -= 1,
@@ -310,7 +324,7 @@ fn not_read(text: &str) -> serde_json::Error {
                     .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
                     .map_or(b.len(), |n| i + n);
                 if scan::number_at(b, i).is_none() {
-                    return at(NUMBER_OUT_OF_RANGE, end - 1);
+                    return Some(at(NUMBER_OUT_OF_RANGE, end - 1));
                 }
                 i = end;
                 continue;
@@ -319,8 +333,7 @@ fn not_read(text: &str) -> serde_json::Error {
         }
         i += 1;
     }
-    // (Not reached for text `parse_value` refused: it is too deep or has such a number.)
-    serde_json::Error::custom(NUMBER_OUT_OF_RANGE)
+    None
 }
 
 /// `serde_json::to_value(value)`: `value` as a [`serde_json::Value`] tree. Not API.
@@ -460,6 +473,25 @@ pub(crate) mod tests {
             named("[1, -1e400]"),
             "number out of range at line 1 column 10"
         );
+        // `unreadable` gives the same errors without building the tree, and none for what
+        // `parse_value` reads.
+        for text in [
+            "[1, -1e400]",
+            "[1e400, }",
+            &"[".repeat(200),
+            "{\"a\":\n  [1.5e999 ]}",
+        ] {
+            let error = super::unreadable(text).map(|e| e.to_string());
+            assert_eq!(error, Some(named(text)), "{text:?}");
+        }
+        for text in [
+            "[1, -1e308, \"1e400\"]",
+            "{\"a\": [true, null]}",
+            r#""\ud83d""#,
+        ] {
+            assert!(super::unreadable(text).is_none(), "{text:?}");
+            assert!(super::parse_value(text).is_ok(), "{text:?}");
+        }
         // A lone surrogate is read, not refused (serde_json: "lone surrogate in hex escape").
         assert_eq!(
             super::parse_value(r#"{"a": "\udc00", "b": ["x\ud83d", "\ud83d\ud83d\ude00"]}"#).ok(),

@@ -306,16 +306,20 @@ impl JsMessageBody {
     }
 
     /// The content of part `name` parsed as JSON (whatever its content type), with `JSON.parse`:
-    /// numbers as JavaScript reads them, `"__proto__"` keys as plain data.
+    /// numbers as JavaScript reads them, `"__proto__"` keys as plain data. What agentwire's other
+    /// JSON readers refuse is refused here too (as the Rust `Part::read_json` does), though
+    /// `JSON.parse` would read it: a number beyond the largest double (`1e400`, which it reads as
+    /// `Infinity`) and nesting deeper than 127 arrays and objects.
     ///
     /// # Errors
-    /// As `readText`, plus `invalid-json` with the 1-based `line` and `column` (bytes).
+    /// As `readText`, plus `invalid-json` with the 1-based `line` and `column` (bytes) and the
+    /// `reason` (a syntax error, "number out of range", "recursion limit exceeded").
     #[wasm_bindgen(js_name = readJson, unchecked_return_type = "JsonValue")]
     pub fn read_json(&self, name: &str) -> Result<JsValue, JsValue> {
         let part = self.0.part(name).map_err(|e| js_error(&e))?;
         let text = part.read_text().map_err(|e| js_error(&e))?;
         // Checked in Rust (for the error's location), parsed by JavaScript (exact numbers).
-        if let Some(e) = agentwire_core::json::syntax_error(&text) {
+        if let Some(e) = agentwire_core::json::unreadable(&text) {
             return Err(js_error(&BodyError::InvalidJson {
                 name: part.name.clone(),
                 reason: e.to_string(),

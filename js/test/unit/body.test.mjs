@@ -117,6 +117,20 @@ test("read helpers: text (plain and base64), JSON, bytes, URL, and their errors"
   const json = throwsCode(() => body.readJson("/broken.json"), "invalid-json");
   assert.equal(json.details.line, 2);
   assert.equal(json.details.name, "/broken.json");
+  // What JSON.parse reads but agentwire's readers refuse (the Rust `read_json`, the streams,
+  // `validatePayload`): a number beyond the largest double (JSON.parse: Infinity), and nesting
+  // deeper than 127.
+  const refused = new MessageBody([
+    { name: "/huge.json", type: "data", contentType: "application/json", content: '{"x": [1,\n 1e400]}' },
+    { name: "/deep.json", type: "data", contentType: "application/json", content: "[".repeat(128) + "]".repeat(128) },
+    { name: "/ok.json", type: "data", contentType: "application/json", content: "[".repeat(127) + "1e308" + "]".repeat(127) },
+  ]);
+  const huge = throwsCode(() => refused.readJson("/huge.json"), "invalid-json");
+  assert.deepEqual([huge.details.line, huge.details.column], [2, 6]);
+  assert.match(huge.details.reason, /^number out of range/);
+  assert.match(throwsCode(() => refused.readJson("/deep.json"), "invalid-json").details.reason, /^recursion limit exceeded/);
+  assert.equal(refused.readJson("/ok.json").flat(Infinity)[0], 1e308);
+  refused.free();
   throwsCode(() => body.readText("/gzip"), "unknown-content-encoding");
 });
 
