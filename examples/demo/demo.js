@@ -73,6 +73,7 @@ class View {
         break;
       case "data":
         node = this.data(c.data, node);
+        v.contents.set(c.index, node); // the new table replaced the old one in the page
         break;
       case "image":
         node ??= el("img", "content-image");
@@ -191,6 +192,22 @@ function showError(e) {
   errors.append(p);
 }
 
+/**
+ * `?endpoint=` as a path of this page's own server, with `query` added to the one it may have. The
+ * parameter comes from a link anyone can write: a value that would leave this origin (the prompt
+ * sent to another site, `?endpoint=.evil.example/x` on a page without a port) falls back to
+ * `/process`.
+ */
+function sameOriginEndpoint(value, query) {
+  let url = new URL("/process", location.origin);
+  if (value.startsWith("/") && !value.startsWith("//")) {
+    const given = new URL(value, location.origin);
+    if (given.origin === location.origin) url = given;
+  }
+  for (const [k, v] of query) url.searchParams.set(k, v);
+  return url.pathname + url.search;
+}
+
 let controller;
 
 async function run(prompt) {
@@ -208,7 +225,7 @@ async function run(prompt) {
   const query = new URLSearchParams();
   if (params.has("pace")) query.set("pace_ms", params.get("pace"));
   if (params.has("hostile")) query.set("hostile", "1");
-  const endpoint = (params.get("endpoint") ?? "/process") + (query.size ? `?${query}` : "");
+  const endpoint = sameOriginEndpoint(params.get("endpoint") ?? "/process", query);
   const client = new AgentClient({ baseUrl: location.origin, endpoint });
   const request = new RequestBuilder().text("user", prompt).sessionId("demo").build();
   const stream = client.stream(

@@ -42,9 +42,12 @@ class JsonView {
   }
 
   set(path, value) {
-    const node = this.make(path, value);
+    // The node this path had, looked up before `make` registers the new one (an object's or an
+    // array's node is registered as it is made): a set that replaces it swaps it in the page, a
+    // set of a new path adds a row to its parent.
     const k = JsonView.key(path);
     const old = this.nodes.get(k);
+    const node = this.make(path, value);
     this.nodes.set(k, node);
     if (path.length === 0) {
       this.root.replaceChildren(node.el);

@@ -82,3 +82,59 @@ test("hostile URLs are not rendered: a javascript: image gets no src, a javascri
   assert.equal(dialogs, 0);
   await page.close();
 });
+
+/** An Agent API event stream of `events` (each numbered), as the reference server writes one. */
+function sse(events) {
+  return events.map((e, i) => `id: ${i}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join("");
+}
+const response = (status) => ({ object: "response", id: "resp_t", status, output: [] });
+const message = (id, status, type = "message") => ({ object: "message", id, type, status, role: "assistant", content: [] });
+
+test("?endpoint= stays on the page's own server, and keeps a query of its own", async () => {
+  const page = await newPage(browser);
+  const posts = [];
+  await page.route("**/*", (route) => {
+    const request = route.request();
+    if (request.method() !== "POST") return route.continue();
+    posts.push(request.url());
+    return route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: sse([response("created"), response("completed")]) });
+  });
+  const origin = new URL(server()).origin;
+  // A value that is not a path of this server (another host once joined to the origin, a
+  // network-path reference, an absolute URL) falls back to /process; a path keeps its query.
+  for (const [endpoint, expected] of [
+    [".evil.example/agent", `${origin}/process?pace_ms=5`],
+    ["//evil.example/agent", `${origin}/process?pace_ms=5`],
+    ["https://evil.example/agent", `${origin}/process?pace_ms=5`],
+    ["/process?fault=close-after:3", `${origin}/process?fault=close-after%3A3&pace_ms=5`],
+  ]) {
+    await page.goto(`${server()}/?pace=5&endpoint=${encodeURIComponent(endpoint)}`);
+    await page.waitForSelector("body[data-ready=true]");
+    await page.fill("#prompt", "a secret question");
+    await page.click("#send");
+    await page.waitForSelector("#status[data-status=completed]", { timeout: 10000 });
+    assert.equal(posts.at(-1), expected, endpoint);
+  }
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+});
+
+test("a data table replaced three times shows the last one", async () => {
+  const page = await newPage(browser);
+  const table = (v) => ({ object: "content", type: "data", index: 0, msg_id: "m1", delta: false, status: "in_progress", data: { v } });
+  await page.route("**/process*", (route) =>
+    route.fulfill({
+      status: 200,
+      headers: { "content-type": "text/event-stream" },
+      body: sse([response("created"), message("m1", "in_progress"), table("first"), table("second"), table("third"), message("m1", "completed"), response("completed")]),
+    }),
+  );
+  await page.goto(`${server()}/`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.fill("#prompt", "a table");
+  await page.click("#send");
+  await page.waitForSelector("#status[data-status=completed]", { timeout: 10000 });
+  assert.deepEqual(await page.locator("article[data-type=message] table").allTextContents(), ['v"third"']);
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+});

@@ -91,3 +91,32 @@ test("AgentX: the VALIDATION error goes back, the agent corrects its call, the p
   await page.screenshot({ path: join(root, "target/tools-demo.png"), fullPage: true });
   await page.close();
 });
+
+test("a tool card shows nested arguments as they stream (objects and arrays inside the arguments)", async () => {
+  const page = await newPage(browser);
+  const args = '{"timezone": "Europe/Paris", "options": {"format": "HH:mm"}, "cities": ["Paris", "Rome"], "__proto__": 1}';
+  const content = (data, extra = {}) => ({ object: "content", type: "data", index: 0, msg_id: "fc1", delta: true, status: "in_progress", data, ...extra });
+  const events = [
+    { object: "response", id: "resp_t", status: "created", output: [] },
+    { object: "message", id: "fc1", type: "function_call", status: "in_progress", role: "assistant", content: [] },
+    content({ call_id: "c1", name: "lookup", arguments: "" }),
+  ];
+  for (let i = 0; i < args.length; i += 6) events.push(content({ arguments: args.slice(i, i + 6) }));
+  events.push(content({ call_id: "c1", name: "lookup", arguments: args }, { delta: false, status: "completed" }));
+  events.push({ object: "message", id: "fc1", type: "function_call", status: "completed", role: "assistant", content: [] });
+  events.push({ object: "response", id: "resp_t", status: "completed", output: [] });
+  let posts = 0;
+  await page.route("**/process*", (route) => {
+    posts += 1;
+    const body = (posts === 1 ? events : [events[0], events.at(-1)]).map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    return route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body });
+  });
+  await page.goto(`${server()}/tools.html`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click("#run-agent");
+  await page.waitForSelector("#agent-status[data-status=completed]", { timeout: 10000 });
+  const shown = await page.textContent("#agent-transcript .tool-card .args");
+  assert.equal(shown, 'timezone:"Europe/Paris"options:format:"HH:mm"cities:0:"Paris"1:"Rome"__proto__:1');
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
+});
