@@ -14,7 +14,8 @@
 //! (yes/no)` with `run.awaiting`, which ends the stream. On a resume it streams the outcome in
 //! the same message (approved when the answer starts with `yes` or `approve`, else rejected),
 //! completes the message and the run. A cancel ends the run `cancelled`: at once while it awaits,
-//! at the next token while it streams. Errors have ACP's `Error` body.
+//! at the next token while it streams. Errors have ACP's `Error` body. Past 1,000 runs, those
+//! that ended are forgotten (memory stays bounded).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -62,6 +63,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(pace: Duration) -> Router<S> {
             runs: Arc::default(),
         })
 }
+
+/// How many runs the server keeps before it forgets those that ended (a run that ended is then
+/// `404` to read, resume or cancel).
+const MAX_KEPT_RUNS: usize = 1_000;
 
 #[derive(Clone)]
 struct Acp {
@@ -278,12 +283,16 @@ async fn create_run(
         }),
         version,
     });
-    s.runs
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.clone(), Arc::clone(&data));
+    {
+        let mut runs = s.runs.lock().unwrap_or_else(|e| e.into_inner());
+        if runs.len() >= MAX_KEPT_RUNS {
+            // The runs that ended go: memory stays bounded however many runs a client starts.
+            runs.retain(|_, run| !run.lock().run.status.is_terminal());
+        }
+        runs.insert(id.clone(), Arc::clone(&data));
+    }
     data.emit(|r| run_event("run.created", r));
-    let pace = q.pace_ms.map_or(s.pace, Duration::from_millis);
+    let pace = q.pace_ms.map_or(s.pace, super::pace_ms);
     tokio::spawn(agent(Arc::clone(&data), pace));
     Ok(answer(&data, request.mode, 0, Some(&id)).await)
 }

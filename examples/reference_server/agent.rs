@@ -37,6 +37,18 @@ pub fn prompt_of(request: &AgentRequest) -> String {
         .unwrap_or_default()
 }
 
+/// How much of the prompt the answer quotes, in characters: each word becomes an event kept in
+/// the response's log, so a 2 MB prompt of one-letter words would cost hundreds of megabytes.
+pub const MAX_ECHO_CHARS: usize = 1_000;
+
+/// `prompt` as the answer quotes it: its first [`MAX_ECHO_CHARS`] characters, then `…`.
+fn echoed(prompt: &str) -> String {
+    match prompt.char_indices().nth(MAX_ECHO_CHARS) {
+        Some((cut, _)) => format!("{}…", &prompt[..cut]),
+        None => prompt.to_owned(),
+    }
+}
+
 /// Splits text into word-sized tokens (each with its leading space), as models stream them.
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -155,7 +167,7 @@ pub async fn run(
     } else {
         format!(
             "You asked: “{}”. In Paris it is 21 °C and sunny today.",
-            prompt.trim()
+            echoed(prompt.trim())
         )
     };
     for t in tokens(&answer) {

@@ -7,7 +7,7 @@
 //!
 //! - `POST /process`: an Agent API request in, a `text/event-stream` of Agent API events out (each
 //!   event's `sequence_number` is also its SSE `id`; the stream starts with `retry: 250`). Query:
-//!   `pace_ms` (token pacing), `retry` (the `retry` field's milliseconds instead of 250),
+//!   `pace_ms` (token pacing, at most 10,000: more is read as that), `retry` (the `retry` field's milliseconds instead of 250),
 //!   `hostile=1` (`javascript:` URLs where a UI might render them),
 //!   `fault=…` (see `fault.rs`: `close-after:N`, `close-mid-event:N`, `stall:N:MS`, `garbage:N`,
 //!   `invalid-utf8:N`, `huge-event:N`, `never-terminated:N`).
@@ -40,6 +40,17 @@ mod tool_agent;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
+
+/// The longest token pace a request may ask for (`pace_ms`), in milliseconds: a larger value is
+/// read as this one, so that no request keeps its generation (and its log) running for ever.
+#[cfg(not(target_arch = "wasm32"))]
+const MAX_PACE_MS: u64 = 10_000;
+
+/// A request's `pace_ms` as a pace, at most [`MAX_PACE_MS`].
+#[cfg(not(target_arch = "wasm32"))]
+fn pace_ms(ms: u64) -> std::time::Duration {
+    std::time::Duration::from_millis(ms.min(MAX_PACE_MS))
+}
 
 #[cfg(not(target_arch = "wasm32"))]
 #[tokio::main]
@@ -300,7 +311,7 @@ mod server {
             Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
         };
         let pace = Pace {
-            token: q.pace_ms.map_or(s.pace.token, Duration::from_millis),
+            token: q.pace_ms.map_or(s.pace.token, super::pace_ms),
             hostile: q.hostile == Some(1),
         };
         // The response gets the request's `id` when it has one, as agentscope-runtime's runner
@@ -372,7 +383,7 @@ mod server {
             Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
         };
         let pace = q.pace_ms.map_or(s.pace, |ms| Pace {
-            token: Duration::from_millis(ms),
+            token: super::pace_ms(ms),
             hostile: false,
         });
         let (tx, rx) = mpsc::channel(64);
