@@ -10,8 +10,8 @@
 //!
 //! | kind | safe | what |
 //! |---|---|---|
-//! | `https` | yes | `https:` |
-//! | `http` | yes | `http:` (plain text on the wire, but not executable) |
+//! | `https` | yes, with `//` | `https:` |
+//! | `http` | yes, with `//` | `http:` (plain text on the wire, but not executable) |
 //! | `data-image` | yes | `data:image/…` (scripts in an SVG image do not run in `<img>`) |
 //! | `data-audio` | yes | `data:audio/…` |
 //! | `data-video` | yes | `data:video/…` |
@@ -20,6 +20,13 @@
 //! | `javascript` | no | `javascript:` |
 //! | `relative` | no | no scheme: resolves against the page, not the agent |
 //! | `other` | no | any other scheme (`file:`, `vbscript:`, `ftp:`, custom schemes) |
+//!
+//! An `http:` or `https:` URL is safe only when two slashes follow the scheme (`https://host/…`;
+//! a backslash counts as a slash, as browsers read these schemes). Without them, the URL
+//! Standard reads it against the page when the page has the same scheme ("special relative or
+//! authority state"): on an `http:` page, `http:foo` is the page's own `/dir/foo`, and
+//! `http:javascript:alert(1)` a path of the page's site. It is not executable, but it does not
+//! go where the agent said either; such a URL keeps its kind and is not `safe`.
 //!
 //! ```
 //! use agentwire::url::{classify_url, UrlKind};
@@ -116,15 +123,15 @@ pub fn classify_url(url: &str) -> UrlClass {
         }
         _ => (UrlKind::Other, None),
     };
-    let safe = matches!(
-        kind,
-        UrlKind::Https
-            | UrlKind::Http
-            | UrlKind::Blob
-            | UrlKind::DataImage
-            | UrlKind::DataAudio
-            | UrlKind::DataVideo
-    );
+    let safe = match kind {
+        // Without `//` the URL resolves against a page of the same scheme (the module docs).
+        UrlKind::Https | UrlKind::Http => {
+            let slash = |c: Option<&u8>| matches!(c, Some(b'/' | b'\\'));
+            slash(rest.as_bytes().first()) && slash(rest.as_bytes().get(1))
+        }
+        UrlKind::Blob | UrlKind::DataImage | UrlKind::DataAudio | UrlKind::DataVideo => true,
+        _ => false,
+    };
     UrlClass {
         kind,
         safe,
@@ -191,6 +198,12 @@ mod tests {
             ("1http://x", UrlKind::Relative, false),
             ("", UrlKind::Relative, false),
             ("héllo:x", UrlKind::Relative, false),
+            // Without `//`, read against a page of the same scheme: not where it says.
+            ("http:foo", UrlKind::Http, false),
+            ("https:/foo", UrlKind::Https, false),
+            ("http:javascript:alert(11)", UrlKind::Http, false),
+            ("https:\\\\a.example/x", UrlKind::Https, true),
+            ("https:/\\a.example/x", UrlKind::Https, true),
         ];
         for (url, kind, safe) in cases {
             let c = classify_url(url);

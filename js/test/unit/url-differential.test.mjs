@@ -25,7 +25,7 @@ function random(seed) {
 const schemes = ["https", "HTTP", "javascript", "java\tscript", "jav\nascript", "data", "Data", "blob", "file", "x+y-z.1", "1x", "a", "é", "vb script"];
 
 const pieces = [
-  "a", "J", "z", "x", "0", "9", "+", "-", ".", ":", "/", "//", " ", "\t", "\n", "\r", "\u0000",
+  "\\\\", "a", "J", "z", "x", "0", "9", "+", "-", ".", ":", "/", "//", " ", "\t", "\n", "\r", "\u0000",
   "\u001f", "\u007f", "\u00a0", "é", "\u2028", "\ufeff", "javascript", "JavaScript", "data",
   "http", "https", "blob", "file", "java\tscript", "ht\ntp", "example.com", "?", "#", "%20", "@",
   "[", "\\", ",", ";", "image/png", "text/html",
@@ -55,8 +55,22 @@ test("classifyUrl's scheme is the one new URL parses, on 20,000 random strings",
     if (ours.kind === "relative" && theirs !== null) {
       failures.push(`${JSON.stringify(s)}: relative for classifyUrl, scheme ${theirs} for new URL`);
     }
-    if (ours.safe !== ["https", "http", "blob", "data-image", "data-audio", "data-video"].includes(ours.kind)) {
+    const web = ours.kind === "https" || ours.kind === "http";
+    if (!web && ours.safe !== ["blob", "data-image", "data-audio", "data-video"].includes(ours.kind)) {
       failures.push(`${JSON.stringify(s)}: ${ours.kind} with safe = ${ours.safe}`);
+    }
+    // A safe http(s) URL goes where it says whatever the page: resolved against a page of either
+    // scheme, it is the same URL (`http:foo` on an http: page is the page's own path).
+    if (web && ours.safe) {
+      const at = (base) => {
+        try {
+          return new URL(s, base).href;
+        } catch {
+          return null;
+        }
+      };
+      const [onHttp, onHttps] = [at("http://page.invalid/dir/"), at("https://page.invalid/dir/")];
+      if (onHttp !== onHttps) failures.push(`${JSON.stringify(s)}: safe, but ${onHttp} on an http: page and ${onHttps} on an https: one`);
     }
   }
   assert.deepEqual(failures, []);
