@@ -74,7 +74,8 @@ pub struct UrlClass {
     /// What the URL is.
     pub kind: UrlKind,
     /// Whether it is safe to render as an image, audio or video source, or to open as a link
-    /// (`http`, `https`, `blob`, and `data:` with an image, audio or video type).
+    /// (`http` and `https` with `//` after the scheme, `blob`, and `data:` with an image, audio or
+    /// video type).
     pub safe: bool,
     /// The scheme, lowercased (`""` for a relative reference).
     pub scheme: String,
