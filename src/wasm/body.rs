@@ -307,9 +307,9 @@ impl JsMessageBody {
 
     /// The content of part `name` parsed as JSON (whatever its content type), with `JSON.parse`:
     /// numbers as JavaScript reads them, `"__proto__"` keys as plain data. What agentwire's other
-    /// JSON readers refuse is refused here too (as the Rust `Part::read_json` does), though
-    /// `JSON.parse` would read it: a number beyond the largest double (`1e400`, which it reads as
-    /// `Infinity`) and nesting deeper than 127 arrays and objects.
+    /// JSON readers refuse (the stream decoders, `PartialJson`, `validatePayload`) is refused here
+    /// too, though `JSON.parse` would read it: a number beyond the largest double (`1e400`, which
+    /// it reads as `Infinity`) and nesting deeper than 127 arrays and objects.
     ///
     /// # Errors
     /// As `readText`, plus `invalid-json` with the 1-based `line` and `column` (bytes) and the
