@@ -40,8 +40,8 @@ function setOwn(target: JsonObject, key: string, value: JsonValue): void {
 }
 
 /**
- * The text of what a tool threw: an `Error`'s `message` (when it is a string), else `String(e)`;
- * whatever the value (a `message` getter that throws, an object without `toString`), a string.
+ * The text of what a tool threw (or its result's `toJSON`): an `Error`'s `message` (when it is a
+ * string), else `String(e)`; whatever the value (a `message` getter that throws, an object without `toString`), a string.
  */
 function thrownMessage(e: unknown): string {
   try {
@@ -327,8 +327,8 @@ export class ClientTools {
       const text = JSON.stringify(result ?? null) as string | undefined;
       value = text === undefined ? null : (JSON.parse(text) as JsonValue);
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      return fail(wasm().toolExecutionError(toolName, `its result cannot be converted to JSON (${reason})`));
+      // What a `toJSON` of the result threw: any value, as what the tool itself throws.
+      return fail(wasm().toolExecutionError(toolName, `its result cannot be converted to JSON (${thrownMessage(e)})`));
     }
     return { type: "result", callId, toolName, value };
   }

@@ -250,12 +250,21 @@ test("a tool that throws an odd value sends an EXECUTION error; the stream goes 
       },
     }),
   ];
-  for (const thrown of odd) {
+  // Each thrown by the tool, and by its result's toJSON (while the result is converted to JSON).
+  const tools = odd.flatMap((thrown) => [
+    () => {
+      throw thrown;
+    },
+    () => ({
+      toJSON() {
+        throw thrown;
+      },
+    }),
+  ]);
+  for (const tool of tools) {
     const { client } = toolClient();
     const results = [];
-    client.tools.register("f", { type: "object" }, () => {
-      throw thrown;
-    });
+    client.tools.register("f", { type: "object" }, tool);
     const stream = client.stream(request(), { onToolResult: (o) => results.push(o) });
     assert.equal((await stream.response).status, "completed");
     assert.equal(results.length, 1);
