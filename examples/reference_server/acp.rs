@@ -14,13 +14,15 @@
 //! (yes/no)` with `run.awaiting`, which ends the stream. On a resume it streams the outcome in
 //! the same message (approved when the answer starts with `yes` or `approve`, else rejected),
 //! completes the message and the run. A cancel ends the run `cancelled`: at once while it awaits,
-//! at the next token while it streams. Errors have ACP's `Error` body. Past 1,000 runs, those
-//! that ended are forgotten (memory stays bounded).
+//! at the next token while it streams. Errors have ACP's `Error` body; a `mode` other than
+//! `stream`, `sync` or `async` is `422` (the SDK's server refuses it so). Past 1,000 runs, those
+//! that ended are forgotten (`--max-acp-runs` sets the number), and if that is not enough, the oldest of those left awaiting an answer
+//! are cancelled and forgotten too (memory stays bounded).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use agentwire::dialect::acp::{
     AcpEvent, AgentManifest, AwaitRequest, AwaitType, ErrorInfo, Message, MessagePart, Role, Run,
@@ -50,7 +52,8 @@ const PLAN: &str =
 const QUESTION: &str = "Approve the deployment? (yes/no)";
 
 /// The router of the ACP routes (mount it under `/acp`), with its own state.
-pub fn router<S: Clone + Send + Sync + 'static>(pace: Duration) -> Router<S> {
+/// `max_runs`: how many runs to keep (see [`MAX_KEPT_RUNS`]).
+pub fn router<S: Clone + Send + Sync + 'static>(pace: Duration, max_runs: usize) -> Router<S> {
     Router::new()
         .route("/agents", get(list_agents))
         .route("/agents/{name}", get(read_agent))
@@ -60,17 +63,20 @@ pub fn router<S: Clone + Send + Sync + 'static>(pace: Duration) -> Router<S> {
         .route("/runs/{run_id}/events", get(run_events))
         .with_state(Acp {
             pace,
+            max_runs,
             runs: Arc::default(),
         })
 }
 
-/// How many runs the server keeps before it forgets those that ended (a run that ended is then
-/// `404` to read, resume or cancel).
-const MAX_KEPT_RUNS: usize = 1_000;
+/// How many runs the server keeps (`--max-acp-runs`, default 1,000) before it forgets those that
+/// ended (a run that ended is then `404` to read, resume or cancel), then the oldest of those left
+/// awaiting an answer (cancelled first). Runs in progress end by themselves and are never dropped.
+pub const MAX_KEPT_RUNS: usize = 1_000;
 
 #[derive(Clone)]
 struct Acp {
     pace: Duration,
+    max_runs: usize,
     runs: Arc<Mutex<HashMap<String, Arc<RunData>>>>,
 }
 
@@ -78,6 +84,8 @@ struct Acp {
 struct RunData {
     inner: Mutex<RunInner>,
     version: watch::Sender<u64>,
+    /// When the run was created (the oldest awaiting runs go first when too many are kept).
+    created: Instant,
 }
 
 struct RunInner {
@@ -109,6 +117,17 @@ impl RunData {
         inner.run.status = status.clone();
         if status.is_terminal() {
             inner.run.finished_at = Some(now());
+        }
+    }
+
+    /// Asks the run to end `cancelled`: at once while it awaits (the agent is woken), at the next
+    /// token while it streams. The caller has checked that the run has not ended.
+    fn request_cancel(inner: &mut RunInner) {
+        inner.cancel_requested = true;
+        inner.run.status = RunStatus::Cancelling;
+        inner.resume = None;
+        if let Some(wake) = inner.cancel.take() {
+            let _ = wake.send(());
         }
     }
 
@@ -255,6 +274,7 @@ async fn create_run(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let request: RunCreateRequest = parse(&body)?;
+    known_mode(&request.mode)?;
     if request.agent_name != AGENT {
         return Err(not_found(&format!("Agent {}", request.agent_name)));
     }
@@ -282,19 +302,56 @@ async fn create_run(
             cancel: None,
         }),
         version,
+        created: Instant::now(),
     });
     {
         let mut runs = s.runs.lock().unwrap_or_else(|e| e.into_inner());
-        if runs.len() >= MAX_KEPT_RUNS {
-            // The runs that ended go: memory stays bounded however many runs a client starts.
-            runs.retain(|_, run| !run.lock().run.status.is_terminal());
-        }
+        make_room(&mut runs, s.max_runs);
         runs.insert(id.clone(), Arc::clone(&data));
     }
     data.emit(|r| run_event("run.created", r));
     let pace = q.pace_ms.map_or(s.pace, super::pace_ms);
     tokio::spawn(agent(Arc::clone(&data), pace));
     Ok(answer(&data, request.mode, 0, Some(&id)).await)
+}
+
+/// Below `max_runs` kept runs ([`MAX_KEPT_RUNS`] unless the command line says otherwise), so that memory stays bounded however many runs clients
+/// start: the runs that ended go, then (if that was not enough) the oldest awaiting ones, which
+/// would otherwise wait for ever, cancelled first (a stream or `sync` wait still watching one ends
+/// with it).
+fn make_room(runs: &mut HashMap<String, Arc<RunData>>, max_runs: usize) {
+    if runs.len() < max_runs {
+        return;
+    }
+    runs.retain(|_, run| !run.lock().run.status.is_terminal());
+    let excess = (runs.len() + 1).saturating_sub(max_runs);
+    if excess == 0 {
+        return;
+    }
+    let mut awaiting: Vec<(Instant, String)> = runs
+        .iter()
+        .filter(|(_, run)| run.lock().run.status == RunStatus::Awaiting)
+        .map(|(id, run)| (run.created, id.clone()))
+        .collect();
+    awaiting.sort_unstable();
+    for (_, id) in awaiting.into_iter().take(excess) {
+        if let Some(run) = runs.remove(&id) {
+            RunData::request_cancel(&mut run.lock());
+        }
+    }
+}
+
+/// `422` for a `mode` the protocol does not have (the SDK's server refuses it in validation;
+/// agentwire's model keeps an unknown value as sent).
+fn known_mode(mode: &RunMode) -> Result<(), ApiError> {
+    match mode {
+        RunMode::Other(other) => Err(error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ServerErrorCode::InvalidInput,
+            format!("mode: Input should be 'sync', 'async' or 'stream', not '{other}'"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The answer to a create or a resume, by mode; `seen` events were already streamed.
@@ -498,6 +555,7 @@ async fn resume_run(
 ) -> Result<Response, ApiError> {
     let data = find(&s, &run_id)?;
     let request: RunResumeRequest = parse(&body)?;
+    known_mode(&request.mode)?;
     let seen = {
         let mut inner = data.lock();
         let Some(resume) = inner.resume.take() else {
@@ -529,11 +587,6 @@ async fn cancel_run(
             format!("Run in terminal status {status} can't be cancelled"),
         ));
     }
-    inner.cancel_requested = true;
-    inner.run.status = RunStatus::Cancelling;
-    inner.resume = None;
-    if let Some(wake) = inner.cancel.take() {
-        let _ = wake.send(());
-    }
+    RunData::request_cancel(&mut inner);
     Ok((StatusCode::ACCEPTED, Json(inner.run.clone())).into_response())
 }

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --example reference_server -- [--port 8787] [--pace-ms 40] [--pkg pkg] [--demo examples/demo]
+//!     [--max-acp-runs 1000]
 //! ```
 //!
 //! - `POST /process`: an Agent API request in, a `text/event-stream` of Agent API events out (each
@@ -17,7 +18,10 @@
 //! - `GET /health`: `ok`. `GET /stats`: counters tests read (responses started and finished,
 //!   connections closed by the client before the end, resumed connections).
 //! - `POST /process?agent=tools`: the Agent API agent that calls the client-side tool `get_time`
-//!   (`tool_agent.rs`).
+//!   (`tool_agent.rs`). Any other `agent` is `404`.
+//! - A response's id is its request's `id` when it has one (as agentscope-runtime's runner gives
+//!   it), else a new UUID. A second request with the same `id` gets a log of its own: resuming that
+//!   id then reads the newer response's events (the first connection keeps streaming its own).
 //! - `POST /chat`: AgentX, the `write_file` self-correction flow (`agentx.rs`).
 //! - `GET /`: the demo page; `GET /pkg/…`: the built npm package (`pkg/`).
 //! - `/acp/…`: an ACP agent that asks for confirmation (`approval`; see `acp.rs`), for the demo's
@@ -104,6 +108,7 @@ mod server {
         pace_ms: u64,
         pkg: PathBuf,
         demo: PathBuf,
+        max_acp_runs: usize,
     }
 
     fn options() -> Options {
@@ -113,6 +118,7 @@ mod server {
             pace_ms: 40,
             pkg: root.join("pkg"),
             demo: root.join("examples/demo"),
+            max_acp_runs: super::acp::MAX_KEPT_RUNS,
         };
         let mut args = std::env::args().skip(1);
         while let Some(flag) = args.next() {
@@ -128,6 +134,7 @@ mod server {
                 "--pace-ms" => o.pace_ms = number(&flag, &value),
                 "--pkg" => o.pkg = PathBuf::from(value),
                 "--demo" => o.demo = PathBuf::from(value),
+                "--max-acp-runs" => o.max_acp_runs = number(&flag, &value),
                 other => usage_error(&format!("unknown argument {other}")),
             }
         }
@@ -135,7 +142,7 @@ mod server {
     }
 
     const USAGE: &str = "usage: reference_server [--port 8787] [--pace-ms 40] [--pkg pkg] \
-                         [--demo examples/demo]";
+                         [--demo examples/demo] [--max-acp-runs 1000]";
 
     /// Prints what is wrong with the command line and the usage, and exits with status 2.
     fn usage_error(problem: &str) -> ! {
@@ -170,7 +177,10 @@ mod server {
             .route("/chat", post(chat))
             .route("/health", get(|| async { "ok" }))
             .route("/stats", get(stats))
-            .nest("/acp", super::acp::router(Duration::from_millis(o.pace_ms)))
+            .nest(
+                "/acp",
+                super::acp::router(Duration::from_millis(o.pace_ms), o.max_acp_runs),
+            )
             .nest_service("/pkg", ServeDir::new(&o.pkg))
             .fallback_service(ServeDir::new(&o.demo))
             .layer(cors)
@@ -306,6 +316,19 @@ mod server {
         if let Err(e) = request.validate() {
             return (StatusCode::UNPROCESSABLE_ENTITY, e.to_string()).into_response();
         }
+        let tools = match q.agent.as_deref() {
+            None => false,
+            Some("tools") => true,
+            Some(other) => {
+                return (
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "no agent `{other}`: `?agent=tools`, or no `agent` for the default one"
+                    ),
+                )
+                    .into_response()
+            }
+        };
         let fault = match q.fault.as_deref().map(Fault::parse).transpose() {
             Ok(f) => f,
             Err(e) => return (StatusCode::BAD_REQUEST, e).into_response(),
@@ -325,13 +348,13 @@ mod server {
         s.stats.started.fetch_add(1, Ordering::SeqCst);
         let stats = s.stats.clone();
         let writer = Arc::clone(&log);
-        let which = q.agent.clone();
         tokio::spawn(async move {
             let mut sink = LogSink(Arc::clone(&writer));
-            match which.as_deref() {
-                Some("tools") => super::tool_agent::run(&request, &mut rb, &mut sink, pace).await,
-                _ => agent::run(&request, &mut rb, &mut sink, pace).await,
-            };
+            if tools {
+                super::tool_agent::run(&request, &mut rb, &mut sink, pace).await;
+            } else {
+                agent::run(&request, &mut rb, &mut sink, pace).await;
+            }
             writer.finish();
             stats.finished.fetch_add(1, Ordering::SeqCst);
         });
