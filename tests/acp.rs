@@ -7,9 +7,9 @@ mod common;
 use agentwire::body::{PartKind, PartStatus};
 use agentwire::dialect::acp::{
     decode_agents, decode_error, decode_events, decode_run, AcpClient, AcpEvent, AcpOptions,
-    AcpStream, AgentManifest, Assembler, AwaitResume, Message, MessagePart, Method, PartMetadata,
-    Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus, ServerErrorCode, Severity,
-    Update,
+    AcpStream, AgentManifest, Assembler, AwaitResume, InputError, Message, MessagePart, Method,
+    PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus,
+    ServerErrorCode, Severity, Update,
 };
 use agentwire::pattern::Pattern;
 use agentwire::ErrorCode;
@@ -1341,4 +1341,62 @@ fn parts_take_the_memory_they_fill() {
             );
         }
     }
+}
+
+#[test]
+fn run_input_is_checked_against_the_protocol() {
+    let input = |roles: &[&str]| -> Vec<Message> {
+        roles
+            .iter()
+            .map(|r| Message::new(Role((*r).to_owned()), vec![MessagePart::text("hi")]))
+            .collect()
+    };
+    let ok = RunCreateRequest::new(
+        "echo",
+        input(&["user", "agent", "agent/echo-2_x"]),
+        RunMode::Stream,
+    );
+    assert_eq!(ok.check_input(), Ok(()));
+    let session = "0F8FAD5B-d9cb-469f-a165-70867728950e";
+    assert_eq!(ok.clone().in_session(session).check_input(), Ok(()));
+
+    for (roles, index, role) in [
+        (&["user", "assistant"][..], 1, "assistant"),
+        (&["agent/"][..], 0, "agent/"),
+        (&["agent/a b", "bad"][..], 0, "agent/a b"),
+        (&["User"][..], 0, "User"),
+    ] {
+        let e = RunCreateRequest::new("echo", input(roles), RunMode::Sync)
+            .in_session(session)
+            .check_input()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            InputError::Role {
+                index,
+                role: role.to_owned()
+            }
+        );
+        assert!(e.to_string().contains("is not an ACP role"), "{e}");
+    }
+    // The roles are checked first, then the session id.
+    for bad in [
+        "sess-1",
+        "0F8FAD5B-d9cb-469f-a165-70867728950",
+        "0F8FAD5B-d9cb-469f-a165-70867728950g",
+        "0F8FAD5Bd-9cb-469f-a165-70867728950e",
+    ] {
+        assert_eq!(
+            ok.clone().in_session(bad).check_input(),
+            Err(InputError::SessionId {
+                session_id: bad.to_owned()
+            })
+        );
+    }
+    assert!(matches!(
+        RunCreateRequest::new("echo", input(&["nobody"]), RunMode::Sync)
+            .in_session("sess-1")
+            .check_input(),
+        Err(InputError::Role { index: 0, .. })
+    ));
 }

@@ -31,8 +31,8 @@ use super::run::{allowed, party_of, Moves, RunMessages};
 use crate::body::{Body, Part};
 use crate::dialect::acp::{
     decode_agents, decode_error, decode_events, decode_run, AcpClient, AcpError, AcpOptions,
-    AcpSession, AgentManifest, AwaitRequest, HttpRequest, Inbound, Message, Run, RunCreateRequest,
-    RunMode, RunResumeRequest, RunStatus, SessionOptions,
+    AcpSession, AgentManifest, AwaitRequest, HttpRequest, Inbound, InputError, Message, Run,
+    RunCreateRequest, RunMode, RunResumeRequest, RunStatus, SessionOptions,
 };
 use crate::run::Party;
 use crate::sse::SseOptions;
@@ -465,16 +465,16 @@ impl JsAcpClient {
         let sink: Function = JsValue::from(sink)
             .dyn_into()
             .map_err(|_| invalid_argument("sink", "it is not a function"))?;
+        let mut request = RunCreateRequest::new(agent_name, input, mode.clone());
+        request.session_id = config.session_id.clone();
         if config.check_input.unwrap_or(true) {
-            check_roles_and_session(&input, config.session_id.as_deref())?;
+            request.check_input().map_err(|e| input_error(&e))?;
             if let Some(manifest) = self.manifests.borrow().get(agent_name) {
-                for message in &input {
+                for message in &request.input {
                     manifest.check_input(message).map_err(|e| acp_err(&e))?;
                 }
             }
         }
-        let mut request = RunCreateRequest::new(agent_name, input, mode.clone());
-        request.session_id = config.session_id.clone();
         let http = self
             .transport
             .client
@@ -526,35 +526,14 @@ impl JsAcpClient {
     }
 }
 
-/// The checks of a run's input that need no manifest: each message's role matches the protocol's
-/// pattern `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$` (`Role::is_valid`), and the session id is a UUID
-/// (the protocol's `SessionId`).
-///
-/// # Errors
-/// `invalid-argument`: `what` `input[<i>].role` or `options.sessionId`.
-fn check_roles_and_session(input: &[Message], session_id: Option<&str>) -> Result<(), JsValue> {
-    if let Some((i, m)) = input.iter().enumerate().find(|(_, m)| !m.role.is_valid()) {
-        let reason = format!(
-            "`{}` is not an ACP role: user, agent or agent/<name> (letters, digits, _ and -)",
-            m.role
-        );
-        return Err(invalid_argument(&format!("input[{i}].role"), &reason));
-    }
-    if let Some(id) = session_id.filter(|id| !is_uuid(id)) {
-        let reason = format!("`{id}` is not a UUID (ACP session ids are)");
-        return Err(invalid_argument("options.sessionId", &reason));
-    }
-    Ok(())
-}
-
-/// Whether `s` is a UUID in its text form: 32 hex digits in groups of 8-4-4-4-12 (either case).
-fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            8 | 13 | 18 | 23 => c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+/// `invalid-argument` for what [`RunCreateRequest::check_input`] refuses, named as JavaScript
+/// gives it: `what` `input[<i>].role` or `options.sessionId`, `reason` the core's message.
+fn input_error(e: &InputError) -> JsValue {
+    let what = match e {
+        InputError::Role { index, .. } => format!("input[{index}].role"),
+        _ => "options.sessionId".to_owned(),
+    };
+    invalid_argument(&what, &e.to_string())
 }
 
 /// Throws `content-type-not-accepted` if a part of `message` has a content type `manifest` does

@@ -51,9 +51,9 @@ pub use client::{
 };
 pub use event::{AcpEvent, RunEventsList};
 pub use model::{
-    AgentManifest, AwaitRequest, AwaitResume, AwaitType, CitationMetadata, ErrorInfo, Message,
-    MessagePart, PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest, RunStatus,
-    ServerErrorCode, TrajectoryMetadata,
+    AgentManifest, AwaitRequest, AwaitResume, AwaitType, CitationMetadata, ErrorInfo, InputError,
+    Message, MessagePart, PartMetadata, Role, Run, RunCreateRequest, RunMode, RunResumeRequest,
+    RunStatus, ServerErrorCode, TrajectoryMetadata,
 };
 pub use session::{AcpSession, Inbound, SessionOptions, SessionUpdate};
 

@@ -1044,6 +1044,66 @@ impl RunCreateRequest {
             ..self
         }
     }
+
+    /// The checks of the input that need no manifest, as the protocol states them: each
+    /// message's role matches `^(user|agent(\/[a-zA-Z0-9_\-]+)?)$` (the SDK's `Message.role`,
+    /// [`Role::is_valid`]), and the session id, when there is one, is a UUID (the OpenAPI
+    /// document's `SessionId`, `format: uuid`). A server refuses either with `422`; checking first
+    /// keeps the request from being sent. The content types a manifest accepts are
+    /// [`AgentManifest::check_input`]'s.
+    ///
+    /// # Errors
+    /// The first [`InputError`]: a role (by message index), then the session id.
+    pub fn check_input(&self) -> Result<(), InputError> {
+        if let Some((index, m)) = self
+            .input
+            .iter()
+            .enumerate()
+            .find(|(_, m)| !m.role.is_valid())
+        {
+            return Err(InputError::Role {
+                index,
+                role: m.role.to_string(),
+            });
+        }
+        match &self.session_id {
+            Some(id) if !is_uuid(id) => Err(InputError::SessionId {
+                session_id: id.clone(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A run's input that ACP does not allow ([`RunCreateRequest::check_input`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// A message's role is not `user`, `agent` or `agent/<name>`.
+    #[error("`{role}` is not an ACP role: user, agent or agent/<name> (letters, digits, _ and -)")]
+    Role {
+        /// The message's position in `input` (0-based).
+        index: usize,
+        /// The role as given.
+        role: String,
+    },
+    /// The session id is not a UUID.
+    #[error("`{session_id}` is not a UUID (ACP session ids are)")]
+    SessionId {
+        /// The session id as given.
+        session_id: String,
+    },
+}
+
+/// Whether `s` is a UUID in its text form: 32 hex digits in groups of 8-4-4-4-12 (either case;
+/// RFC 9562 section 4).
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 /// `POST /runs/{run_id}`: resume an `awaiting` run (the SDK's `RunResumeRequest`).
