@@ -1,14 +1,36 @@
 // Type tests: (1) the public API type-checks as documented (api.test.ts, strict tsc, with
 // @ts-expect-error for what must not compile); (2) no shipped .d.ts declares `any`; (3) their doc
 // comments (copied from the Rust sources by wasm-bindgen and tsify) hold no Rust syntax: no
-// rustdoc links, Rust paths, `None` or Rust examples.
+// rustdoc links, Rust paths, `None` or Rust examples; (4) the README's examples (the blocks marked
+// `<!-- readme-example… -->`, which the unit tests run) type-check as TypeScript with the same
+// strict options, as a TypeScript app would paste them.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, pkgDir } from "../helpers.mjs";
 
-execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "js/test/types/tsconfig.json")], { stdio: "inherit" });
+const tsc = join(root, "node_modules/.bin/tsc");
+execFileSync(tsc, ["-p", join(root, "js/test/types/tsconfig.json")], { stdio: "inherit" });
 console.log("types: api.test.ts type-checks");
+
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const examples = [...readme.matchAll(/<!-- readme-example(?:: ([\w-]+))? -->\s*```js\n([\s\S]*?)```/g)];
+if (examples.length < 2) throw new Error(`expected the README's examples, found ${examples.length}`);
+const dir = join(root, "target/readme-types");
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+const files = examples.map(([, name = "use", code]) => {
+  const file = `readme-${name}.ts`;
+  // Each file a module of its own (`export {}`), importing the built package as an app would.
+  writeFileSync(join(dir, file), code.replace(/from "agentwire"/g, `from ${JSON.stringify(join(pkgDir, "web/index.js"))}`) + "\nexport {};\n");
+  return file;
+});
+writeFileSync(
+  join(dir, "tsconfig.json"),
+  JSON.stringify({ extends: join(root, "js/test/types/tsconfig.json"), compilerOptions: { noUnusedLocals: false }, files }),
+);
+execFileSync(tsc, ["-p", join(dir, "tsconfig.json")], { stdio: "inherit" });
+console.log(`types: the README's ${files.length} examples type-check (${files.join(", ")})`);
 
 const found = [];
 const rustInDocs = [];
