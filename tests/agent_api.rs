@@ -867,6 +867,38 @@ fn request_builder_checks_ranges_and_keeps_extra_fields() {
     assert_eq!(bad.validate().unwrap_err().code(), "parameter-out-of-range");
 }
 
+/// A tool's `parameters` is required and an object, as agentscope-runtime's `FunctionTool` has it:
+/// a request read without one was written back with `"parameters": null`, which the server refuses.
+#[test]
+fn a_tool_is_read_only_with_its_parameters_object() {
+    let read =
+        |tool: Value| serde_json::from_value::<AgentRequest>(json!({"input": [], "tools": [tool]}));
+    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    let ok = read(json!({"function": {"name": "weather", "parameters": schema}})).unwrap();
+    assert_eq!(
+        serde_json::to_value(&ok).unwrap()["tools"],
+        json!([{"type": "function", "function": {"name": "weather", "description": "", "parameters": schema}}])
+    );
+    for (tool, reason) in [
+        (
+            json!({"function": {"name": "weather"}}),
+            "`parameters` is missing or null",
+        ),
+        (
+            json!({"function": {"name": "weather", "parameters": null}}),
+            "`parameters` is missing or null",
+        ),
+        (
+            json!({"function": {"name": "weather", "parameters": true}}),
+            "`parameters` is not an object",
+        ),
+        (json!({"type": "function"}), "missing field `function`"),
+    ] {
+        let e = read(tool.clone()).unwrap_err().to_string();
+        assert!(e.contains(reason), "{tool}: {e}");
+    }
+}
+
 /// The value in the message is written as JavaScript writes a number (not with Rust's float
 /// formatting, which the wasm module leaves out).
 #[test]

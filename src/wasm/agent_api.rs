@@ -589,8 +589,14 @@ impl Default for JsRequestBuilder {
 /// Checks an `AgentRequest`'s parameter ranges (n 1–5, temperature 0–2, top_p 0–1, penalties −2–2,
 /// max_tokens ≥ 1) and returns it normalized.
 ///
+/// Each of `tools` must have its `function` with a `parameters` object (`{type: "function",
+/// function: {name, description, parameters}}`). The runtime's `FunctionTool` requires
+/// `parameters` too; its `Tool` model lets `function` be absent, which agentwire does not, since a
+/// tool without one offers nothing to call.
+///
 /// # Errors
-/// `invalid-argument` if it has the wrong shape, `parameter-out-of-range` otherwise.
+/// `invalid-argument` if it has the wrong shape (a tool without `function`, or whose
+/// `parameters` is missing or not an object, included), `parameter-out-of-range` otherwise.
 #[wasm_bindgen(js_name = validateAgentRequest)]
 pub fn validate_agent_request(request: Ts<AgentRequest>) -> Result<Ts<AgentRequest>, JsValue> {
     let r: AgentRequest = from_ts(&request, "request")?;

@@ -26,6 +26,15 @@ test("RequestBuilder chains, joins contents of one role, and checks ranges with 
     assert.throws(() => new RequestBuilder()[f](v), (e) => e instanceof ProtocolError && e.code === "parameter-out-of-range", f);
   }
   assert.throws(() => validateAgentRequest({ input: [], top_p: 2 }), (e) => e.code === "parameter-out-of-range");
+  // A tool's `parameters` is required and an object (agentscope-runtime's FunctionTool): it was
+  // filled in as `null`, which the server refuses.
+  const weather = { name: "weather", parameters: { type: "object" } };
+  assert.deepEqual(validateAgentRequest({ input: [], tools: [{ function: weather }] }).tools, [{ type: "function", function: { ...weather, description: "" } }]);
+  for (const fn of [{ name: "weather" }, { name: "weather", parameters: null }, { name: "weather", parameters: "{}" }]) {
+    const invalid = (e) => e instanceof ProtocolError && e.code === "invalid-argument" && /parameters/.test(e.message);
+    assert.throws(() => validateAgentRequest({ input: [], tools: [{ type: "function", function: fn }] }), invalid, JSON.stringify(fn));
+    assert.throws(() => new RequestBuilder().tool({ type: "function", function: fn }), invalid, JSON.stringify(fn));
+  }
   // Integer parameters are not truncated: a fraction, NaN or an infinity is named as given.
   for (const [f, v, range] of [["maxTokens", 1.5, "an integer, 1 or more"], ["maxTokens", -1, "an integer, 1 or more"], ["n", 2.5, "an integer, 1 to 5"],
     ["seed", 1.5, "an integer"], ["seed", NaN, "an integer"], ["seed", Infinity, "an integer"], ["seed", 2 ** 63, "an integer"]]) {

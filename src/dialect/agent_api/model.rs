@@ -752,8 +752,9 @@ pub struct FunctionTool {
     #[serde(default)]
     pub description: String,
     /// Its arguments as a JSON Schema object (`{"type": "object", "properties": …, "required": …}`).
-    #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
+    /// Required, and an object, when a request is read (agentscope-runtime's `FunctionTool`
+    /// requires it: its `FunctionParameters` or a dict).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, JsonValue>"))]
     pub parameters: serde_json::Value,
 }
 
@@ -766,7 +767,18 @@ impl FunctionTool {
         Ok(Self {
             name: f.required("name")?,
             description: f.or_default("description")?,
-            parameters: f.or_default("parameters")?,
+            // Required, and an object, as agentscope-runtime's model has it (its
+            // `FunctionParameters` or a dict): a tool read without one was written back with
+            // `"parameters": null`, which the server refuses.
+            parameters: match f.optional::<serde_json::Value>("parameters")? {
+                Some(p) if p.is_object() => p,
+                Some(_) => return Err(serde::de::Error::custom(
+                    "`parameters` is not an object: a tool's parameters are a JSON Schema object",
+                )),
+                None => return Err(serde::de::Error::custom(
+                    "`parameters` is missing or null: a tool's parameters are a JSON Schema object",
+                )),
+            },
         })
     }
 }
