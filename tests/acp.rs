@@ -1400,3 +1400,44 @@ fn run_input_is_checked_against_the_protocol() {
         Err(InputError::Role { index: 0, .. })
     ));
 }
+
+/// `Assembler::ends` counts the answers that ended, so a client reading a resume's stream knows
+/// when its answer is over (and closes the request) though `is_done` is still `true` from the
+/// `awaiting` until the resumed run's first event.
+#[test]
+fn each_answer_that_ends_is_counted() {
+    let awaiting = fixture("await-stream.sse");
+    let resumed = fixture("resume-stream.sse");
+    let mut s = AcpStream::new(AcpOptions::default());
+    assert_eq!((s.assembler().ends(), s.assembler().is_done()), (0, false));
+    // At every split of the first answer, the count moves when its last event (`run.awaiting`)
+    // is complete, not before.
+    let last_event = awaiting[..awaiting.len() - 2]
+        .windows(2)
+        .rposition(|w| w == b"\n\n")
+        .unwrap()
+        + 2;
+    s.feed(&awaiting[..last_event]);
+    let before = s.assembler().ends();
+    s.feed(&awaiting[last_event..]);
+    assert_eq!((before, s.assembler().ends()), (0, 1));
+    s.finish();
+    assert_eq!(
+        s.assembler().ends(),
+        1,
+        "finish after the end counts nothing"
+    );
+    // The resume's first byte: still done from the `awaiting`, and nothing new has ended.
+    s.feed(&resumed[..1]);
+    assert_eq!((s.assembler().is_done(), s.assembler().ends()), (true, 1));
+    s.feed(&resumed[1..]);
+    assert_eq!(s.run().status, RunStatus::Completed);
+    assert_eq!((s.assembler().is_done(), s.assembler().ends()), (true, 2));
+    s.finish();
+    assert_eq!(s.assembler().ends(), 2);
+    // A stream that breaks off is ended by `finish`, and counted.
+    let mut cut = AcpStream::new(AcpOptions::default());
+    cut.feed(&awaiting[..awaiting.len() / 2]);
+    cut.finish();
+    assert_eq!(cut.assembler().ends(), 1);
+}

@@ -845,9 +845,11 @@ impl Shared {
         }
     }
 
-    /// Reads a `text/event-stream` answer to its end.
+    /// Reads a `text/event-stream` answer until the run awaits the client or reaches a terminal
+    /// status (the request is then closed, whether or not the server closes it), or to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
         let reader = event_stream_reader(&response, &|| self.aborted(), self.signal()).await?;
+        let ends = self.session.borrow().assembler().ends();
         let mut buf = Vec::new();
         loop {
             let failure = match within(read_from(&reader), self.stall_ms).await {
@@ -889,9 +891,16 @@ impl Shared {
                 cancel_quietly(&reader);
                 return Err(e);
             }
-            if self.session.borrow().assembler().is_stopped() {
-                // Strict mode or a limit ended the stream: nothing more is read, and the
-                // request is closed (the run is `incomplete`).
+            let (stopped, ended) = {
+                let session = self.session.borrow();
+                let assembler = session.assembler();
+                (assembler.is_stopped(), assembler.ends() > ends)
+            };
+            if stopped || ended {
+                // Nothing more is read, and the request is closed: the run awaits the client or
+                // reached a terminal status (`run` settles with it, as the Agent API's `response`
+                // does, whether or not the server closes; acp-sdk does), or strict mode or a limit
+                // ended the stream (the run is `incomplete`).
                 cancel_quietly(&reader);
                 break;
             }

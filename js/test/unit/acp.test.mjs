@@ -53,10 +53,16 @@ function scripted(routes) {
     if (!route) return new Response(JSON.stringify({ code: "not_found", message: `${key} not found`, data: null }), { status: 404 });
     const bytes = Buffer.from(typeof route.body === "function" ? route.body(body) : route.body);
     const chunk = route.chunk ?? bytes.length;
+    // `open`: the body stays open after its bytes (as a proxy or a keep-alive server may leave
+    // it); `requests[i].cancelled` says whether the client closed it.
+    const request = requests.at(-1);
     const stream = new ReadableStream({
       start(c) {
         for (let i = 0; i < bytes.length; i += chunk) c.enqueue(new Uint8Array(bytes.subarray(i, i + chunk)));
-        c.close();
+        if (!route.open) c.close();
+      },
+      cancel() {
+        request.cancelled = true;
       },
     });
     return new Response(stream, { status: route.status ?? 200, headers: route.headers ?? { "content-type": "application/json" } });
@@ -173,6 +179,27 @@ test("await and resume: the same run and message go on, and resume is refused un
   assert.deepEqual(Object.keys(fetch.requests[1].body.await_resume.message), ["role", "parts"]);
   assert.throws(() => handle.resume("again"), (e) => e.code === "move-not-allowed" && e.details.terminal === true);
   assert.throws(() => handle.cancel(), (e) => e.code === "move-not-allowed");
+});
+
+test("a stream the server leaves open ends at run.awaiting and at the terminal status, and the client closes it", async () => {
+  const awaitBytes = fixture("await-stream.sse");
+  const resumeBytes = fixture("resume-stream.sse");
+  const runId = sseEvents(awaitBytes)[0].run.run_id;
+  const open = (bytes) => ({ ...sse(bytes, 7), open: true });
+  const fetch = scripted({ "POST /runs": open(awaitBytes), [`POST /runs/${runId}`]: open(resumeBytes) });
+  const client = new AcpClient({ baseUrl: BASE, fetch });
+  const handle = client.run("approval", "do it", { stallTimeoutMs: 60_000 });
+  const late = (what) => new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the connection to close`)), 3000).unref());
+  const stopped = await Promise.race([handle.stopped(), late("stopped()")]);
+  assert.equal(stopped.status, "awaiting");
+  assert.equal(fetch.requests[0].cancelled, true);
+  // The resume's answer comes in 7-byte chunks: its first is no event yet, and the run, still
+  // `awaiting` from the first answer, must not end it.
+  const resumed = await Promise.race([handle.resume("yes"), late("resume()")]);
+  assert.equal(resumed.status, "completed");
+  const run = await Promise.race([handle.run, late("run")]);
+  assert.deepEqual(run, joined(sseEvents(resumeBytes).at(-1).run));
+  assert.equal(fetch.requests[1].cancelled, true);
 });
 
 test("a sync run takes the server's run; the lifecycle follows the server's path", async () => {

@@ -255,6 +255,8 @@ pub struct Assembler {
     generic: Vec<serde_json::Value>,
     pending: Vec<Pending>,
     done: bool,
+    /// How many times the stream came to an end (see [`Assembler::ends`]).
+    ends: u32,
     events: u64,
     /// The run reached a terminal status (not `awaiting`): later events are out of order.
     ended: bool,
@@ -491,6 +493,15 @@ impl Assembler {
     /// Whether this stream is over: a terminal status, `awaiting`, or [`finish`](Self::finish).
     pub fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// How many times this stream came to an end (a terminal status, `awaiting`, or
+    /// [`finish`](Self::finish)): one more for each answer of the run that ended, and so each
+    /// [`Update::Done`]. A client reading a resume's answer compares it with the count before, since
+    /// [`is_done`](Self::is_done) is still `true` from the `awaiting` until the resumed run's
+    /// first event.
+    pub fn ends(&self) -> u32 {
+        self.ends
     }
 
     /// What the agent waits for, while the run is `awaiting`.
@@ -1151,6 +1162,7 @@ impl Assembler {
         }
         self.release_held();
         self.done = true;
+        self.ends = self.ends.saturating_add(1);
         self.echo.clear();
         self.pending.push(Pending::owned(Update::Done {
             run: self.run.clone(),
