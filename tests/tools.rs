@@ -1518,6 +1518,37 @@ fn agent_api_function_tools_and_calls() {
     let definition = ToolDefinition::from(function.clone());
     assert_eq!(FunctionTool::from(definition.clone()), function);
     assert_eq!(ToolDefinition::from(Tool::from(function)), definition);
+    // A definition's schema that is not an object is offered as one the server reads (its
+    // `FunctionTool.parameters` must be an object) and that accepts the same arguments.
+    for (schema, offered) in [
+        (Value::Null, json!({"type": "object"})),
+        (json!(true), json!({"type": "object"})),
+        (json!(false), json!({"not": {}})),
+    ] {
+        let tool = FunctionTool::from(ToolDefinition {
+            parameters: schema.clone(),
+            ..definition.clone()
+        });
+        assert_eq!(tool.parameters, offered, "{schema}");
+        for args in [json!({}), json!({"city": "Paris"})] {
+            let mut registry = ToolRegistry::new();
+            registry
+                .register(ToolDefinition {
+                    parameters: schema.clone(),
+                    ..definition.clone()
+                })
+                .unwrap();
+            let same = registry.validate_arguments("get_weather", &args).is_ok();
+            registry
+                .register(ToolDefinition::from(tool.clone()))
+                .unwrap();
+            assert_eq!(
+                registry.validate_arguments("get_weather", &args).is_ok(),
+                same,
+                "{schema} {args}"
+            );
+        }
+    }
     assert_eq!(
         serde_json::to_value(&definition).unwrap()["name"],
         "get_weather"

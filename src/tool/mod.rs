@@ -251,13 +251,21 @@ impl From<crate::dialect::agent_api::Tool> for ToolDefinition {
     }
 }
 
+/// The Agent API's `FunctionTool`, whose `parameters` must be an object (agentscope-runtime's
+/// model requires one): a definition's `null` or `true` (any object) is offered as
+/// `{"type": "object"}`, `false` (nothing) as `{"not": {}}`, a schema object as it is.
 #[cfg(feature = "agent-api")]
 impl From<ToolDefinition> for crate::dialect::agent_api::FunctionTool {
     fn from(d: ToolDefinition) -> Self {
+        let parameters = match d.parameters {
+            Value::Object(_) => d.parameters,
+            Value::Bool(false) => serde_json::json!({"not": {}}),
+            _ => serde_json::json!({"type": "object"}),
+        };
         Self {
             name: d.name,
             description: d.description,
-            parameters: d.parameters,
+            parameters,
         }
     }
 }
