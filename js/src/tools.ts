@@ -57,6 +57,20 @@ function thrownMessage(e: unknown): string {
 }
 
 /** Whether `seg` can index an array: an integer from 0 (what `PartialJson`'s paths hold). */
+/**
+ * A copy of a JSON value that shares no object or array with it (keys such as `__proto__` stay own
+ * data, as with `JSON.parse`): what a `set` change puts into the value it is applied to, so that
+ * two values that follow the same changes (a caller's copy and the stream's own) never share an
+ * object an `append` would then change twice.
+ */
+function copyJson(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(copyJson);
+  if (!isObject(v)) return v;
+  const copy: JsonObject = {};
+  for (const key of Object.keys(v)) setOwn(copy, key, copyJson(v[key] as JsonValue));
+  return copy;
+}
+
 function isIndex(seg: unknown): seg is number {
   return typeof seg === "number" && Number.isInteger(seg) && seg >= 0;
 }
@@ -72,7 +86,8 @@ function child(parent: JsonValue | undefined, seg: string | number): JsonValue |
  * of the value, in place, and returns the copy's root (a new root when the changes set it: pass
  * `undefined` before the first change). Applied in order to a copy that followed every earlier
  * change, they reproduce the parser's value exactly; each costs the depth of its path plus the
- * size of what it adds, so a UI follows a growing value without it being re-sent.
+ * size of what it adds, so a UI follows a growing value without it being re-sent. A `set` puts a
+ * copy of its value in place, so the changes and every value they are applied to share nothing.
  *
  * ```ts
  * let args: JsonValue | undefined;
@@ -97,7 +112,7 @@ export function applyPartialChanges(
     }
     const path = change.path;
     if (path.length === 0) {
-      if (change.op === "set") root = change.value;
+      if (change.op === "set") root = copyJson(change.value);
       else if (typeof root === "string") root = root + change.value;
       else throw misfit(change, "an append to a value that is not a string");
       continue;
@@ -108,7 +123,7 @@ export function applyPartialChanges(
     if (Array.isArray(parent) && isIndex(last)) {
       if (change.op === "set") {
         if (last > parent.length) throw misfit(change, "an index past the end of an array");
-        parent[last] = change.value;
+        parent[last] = copyJson(change.value);
       } else {
         const s = parent[last];
         if (typeof s !== "string") throw misfit(change, "an append to a value that is not a string");
@@ -119,8 +134,8 @@ export function applyPartialChanges(
       // a key such as "__proto__" becomes data, as with `JSON.parse`.
       const own = Object.hasOwn(parent, last);
       if (change.op === "set") {
-        if (own) parent[last] = change.value;
-        else setOwn(parent, last, change.value);
+        if (own) parent[last] = copyJson(change.value);
+        else setOwn(parent, last, copyJson(change.value));
       } else {
         const s = own ? parent[last] : undefined;
         if (typeof s !== "string") throw misfit(change, "an append to a value that is not a string");

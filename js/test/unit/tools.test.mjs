@@ -604,3 +604,41 @@ test("the README's tools example runs against the reference server", async () =>
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("onToolArguments' changes applied to a caller's copy give the arguments once: the copy shares nothing with the stream's value", async () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const delta = (args, extra = {}) =>
+    ev({ object: "content", type: "data", index: 0, delta: true, msg_id: "m1", status: "in_progress", data: { arguments: args, ...extra } });
+  const body =
+    ev({ object: "response", id: "r", status: "created" }) +
+    ev({ object: "message", id: "m1", type: "function_call", role: "assistant", status: "in_progress" }) +
+    delta('{"city": "Pa', { call_id: "c1", name: "get_weather" }) + delta("ri") + delta('s", "days": [1') + delta(", 2]}") +
+    ev({ object: "message", id: "m1", type: "function_call", role: "assistant", status: "completed" }) +
+    ev({ object: "response", id: "r", status: "completed" });
+  const client = new AgentClient({ baseUrl: "http://agent.test", fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+  let copy;
+  const seen = [];
+  await client.stream(new RequestBuilder().text("user", "x").build(), {
+    onToolArguments: (id, value, changes, call) => {
+      const emitted = JSON.stringify(changes);
+      copy = applyPartialChanges(copy, changes);
+      assert.notEqual(copy, call.arguments);
+      assert.equal(JSON.stringify(changes), emitted, "applying the changes does not change them");
+      seen.push([JSON.stringify(copy), JSON.stringify(value)]);
+    },
+  }).response;
+  assert.deepEqual(copy, { city: "Paris", days: [1, 2] });
+  for (const [c, v] of seen) assert.equal(c, v);
+  // The same through PartialJson, twice over the same changes: two copies, each right.
+  const parser = new PartialJson();
+  let a;
+  let b;
+  for (const d of ['{"x": {"y": "a', 'b"}, "z": ["c', 'd"]}']) {
+    const changes = parser.push(d);
+    a = applyPartialChanges(a, changes);
+    b = applyPartialChanges(b, changes);
+  }
+  parser.free();
+  assert.deepEqual([a, b], [{ x: { y: "ab" }, z: ["cd"] }, { x: { y: "ab" }, z: ["cd"] }]);
+  assert.notEqual(a.x, b.x);
+});
