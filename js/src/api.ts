@@ -607,7 +607,9 @@ export class AgentClient {
     // before the first tool is registered too.
     maxToolRounds(userOptions.maxToolRounds);
     const { stop, signal } = ownSignal(userOptions.signal);
-    const options = { ...userOptions, signal };
+    // `updates` is always on here (handlers, iterators, watches and the tool loop run on them): a
+    // JavaScript caller's `updates: false` silenced every handler while `response` resolved.
+    const options = { ...userOptions, signal, updates: true };
     const inner = this.#inner;
     const stream: AgentStream = new AgentStream((toQueues) => {
       // One response (one POST): the tool loop opens one per round.

@@ -32,8 +32,10 @@ let pending: Promise<void> | undefined;
  * @throws if the module cannot be fetched or instantiated.
  */
 export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
-  if (typeof webInit !== "function") return Promise.resolve();
-  pending ??= webInit(input === undefined ? undefined : { module_or_path: input }).then(() => bind(raw));
+  pending ??=
+    typeof webInit !== "function"
+      ? Promise.resolve()
+      : webInit(input === undefined ? undefined : { module_or_path: input }).then(() => bind(raw));
   return pending;
 }
 

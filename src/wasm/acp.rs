@@ -1061,10 +1061,13 @@ impl JsAcpRunCall {
         ))
     }
 
-    /// The body of output message `index` (0-based) as it is now, or `null`: its parts are
-    /// `streaming` while the message streams, `complete` once completed, `incomplete` if the run
-    /// ended before.
-    pub fn body(&self, index: usize) -> Result<Option<Ts<Body>>, JsValue> {
+    /// The body of output message `index` (0-based) as it is now, or `null` (also for an index
+    /// that is not an integer from 0): its parts are `streaming` while the message streams,
+    /// `complete` once completed, `incomplete` if the run ended before.
+    pub fn body(&self, index: f64) -> Result<Option<Ts<Body>>, JsValue> {
+        let Some(index) = super::convert::index_arg(index) else {
+            return Ok(None);
+        };
         let session = self.shared.session.borrow();
         match session.run().bodies().get(index) {
             Some(b) => Ok(Some(to_ts(b)?)),

@@ -180,14 +180,14 @@ impl JsAgentxStreamDecoder {
         to_js(self.stream.messages())
     }
 
-    /// Message `index` (0-based, stream order) as a body (its last part `streaming` while the
-    /// stream runs), or `undefined`.
-    pub fn body(&self, index: u32) -> Result<Option<Ts<Body>>, JsValue> {
-        self.stream
-            .body(index as usize)
-            .as_ref()
-            .map(to_ts)
-            .transpose()
+    /// Message `index` (0-based, stream order) as a body, or `undefined` (also for an index that
+    /// is not an integer from 0). While the stream runs, the last part of the message the latest
+    /// packet was for is `streaming`; the parts of the others are `complete`.
+    pub fn body(&self, index: f64) -> Result<Option<Ts<Body>>, JsValue> {
+        let Some(index) = super::convert::index_arg(index) else {
+            return Ok(None);
+        };
+        self.stream.body(index).as_ref().map(to_ts).transpose()
     }
 
     /// `streaming`, `complete` or `incomplete`.
@@ -343,8 +343,9 @@ impl JsAgentxChatHandle {
         self.decoder.borrow().messages()
     }
 
-    /// Message `index` of the answer as a body, as it is now, or `undefined`.
-    pub fn body(&self, index: u32) -> Result<Option<Ts<Body>>, JsValue> {
+    /// Message `index` of the answer as a body, as it is now, or `undefined` (also for an index
+    /// that is not an integer from 0).
+    pub fn body(&self, index: f64) -> Result<Option<Ts<Body>>, JsValue> {
         self.decoder.borrow().body(index)
     }
 

@@ -107,3 +107,10 @@ pub(crate) fn from_ts<T: DeserializeOwned + Tsify>(
 fn invalid(what: &str, reason: &str) -> JsValue {
     invalid_argument(what, reason)
 }
+
+/// A JavaScript index argument as a position: `None` unless it is an integer from 0 to 2^32 − 1
+/// (wasm-bindgen's conversion of a `u32` parameter wraps: -1 is read as 4294967295, 2^32 as 0, and
+/// `NaN` and 0.5 as 0).
+pub(crate) fn index_arg(index: f64) -> Option<usize> {
+    (index.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&index)).then_some(index as usize)
+}

@@ -579,3 +579,31 @@ test("retainMessages: false delivers the same updates and releases each message 
   assert.equal(released.listed, 0);
   assert.ok(kept.listed > 0);
 });
+
+test("AgentClient.stream keeps its updates on: a JavaScript caller's updates: false does not silence the handlers", async () => {
+  const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const body =
+    ev({ object: "response", id: "r", status: "created" }) +
+    ev({ object: "message", id: "m1", type: "message", role: "assistant", status: "in_progress" }) +
+    ev({ object: "content", type: "text", index: 0, delta: true, msg_id: "m1", text: "Hi" }) +
+    ev({ object: "message", id: "m1", type: "message", role: "assistant", status: "completed" }) +
+    ev({ object: "response", id: "r", status: "completed" });
+  const client = new AgentClient({ baseUrl: "http://agent.test", fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+  let text = "";
+  let done = 0;
+  const stream = client.stream(new RequestBuilder().text("user", "x").build(), { onTextDelta: (d) => (text += d), onDone: () => done++ }, { updates: false });
+  const updates = collect(stream);
+  assert.equal((await stream.response).status, "completed");
+  assert.equal(text, "Hi");
+  assert.equal(done, 1);
+  assert.ok((await updates).some((u) => u.type === "textDelta"));
+  client.free();
+});
+
+test("init() returns the same promise on every call, in Node too", async () => {
+  const { default: init, init: named } = await agentwire();
+  const first = init();
+  assert.equal(init(), first);
+  assert.equal(named(), first);
+  await first;
+});
