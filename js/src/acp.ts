@@ -113,9 +113,10 @@ function issueError(u: Extract<AcpRunUpdate, { type: "issue" }>): ProtocolError 
 export class AcpRunHandle implements AsyncIterable<AcpRunUpdate> {
   /**
    * The assembled run once it reaches a terminal status: `completed`, `failed` (with `error`, the
-   * partial output kept) or `cancelled`. Rejects with a `ProtocolError` whose `details.run` has
-   * everything received: `http-error`, `not-event-stream`, `network-error`, `stream-incomplete`,
-   * `aborted`, `move-not-allowed` (strict runs), `invalid-json`.
+   * partial output kept) or `cancelled`. Rejects with a `ProtocolError`: `http-error`,
+   * `not-event-stream`, `network-error`, `stream-incomplete`, `aborted`, `move-not-allowed`
+   * (strict runs), `invalid-json`. Once the server has given the run (its id), `details.run` has
+   * everything received; before that nothing was, and there is no `details.run`.
    */
   readonly run: Promise<AcpRun>;
   /** The run's lifecycle. */

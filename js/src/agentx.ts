@@ -295,8 +295,9 @@ export class AgentxClient {
    * @throws ProtocolError `invalid-argument` synchronously for messages of the wrong shape or a
    *   handler that is not a function (`details.what` `handlers.onPart`, …). The
    *   chat's `messages` rejects with `http-status`, `not-event-stream`, `network-error`,
-   *   `stream-incomplete`, `aborted` (with `details.messages`: what the round received) or
-   *   `tool-rounds-exceeded` (with `details.pending` and `details.messages`).
+   *   `stream-incomplete`, `aborted` (with `details.messages`, what the round received, once its
+   *   event stream has begun) or `tool-rounds-exceeded` (with `details.pending` and
+   *   `details.messages`).
    */
   chat(
     messages: AgentxMessage[] | AgentxChatRequest,

@@ -428,7 +428,8 @@ impl JsAcpClient {
     /// # Errors
     /// Throws `invalid-argument` (options or input of the wrong shape, an unknown mode) and
     /// `content-type-not-accepted` (a part the agent's manifest, when read, does not accept).
-    /// `run` rejects with a `ProtocolError` whose `details.run` is everything received:
+    /// `run` rejects with a `ProtocolError` whose `details.run` is everything received, once the
+    /// server has given the run (its id; before that there is no `details.run`):
     /// `http-error` (non-2xx; `details.status`, `details.error`), `not-event-stream`,
     /// `network-error`, `stream-incomplete` (the stream ended before the run stopped),
     /// `aborted` (the signal fired; no callback runs after it), `move-not-allowed` (strict runs:

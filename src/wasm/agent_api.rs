@@ -476,7 +476,8 @@ impl JsRequestBuilder {
     /// Maximum tokens to generate, an integer, at least 1.
     ///
     /// # Errors
-    /// `parameter-out-of-range` (`details.value` as given; the builder is left as it was).
+    /// `parameter-out-of-range` (`details.value` as given, `null` for `NaN` and the infinities,
+    /// which JSON cannot hold: the message names them; the builder is left as it was).
     #[wasm_bindgen(js_name = maxTokens)]
     pub fn max_tokens(&self, m: f64) -> Result<JsRequestBuilder, JsValue> {
         let m = integer(
@@ -491,7 +492,8 @@ impl JsRequestBuilder {
     /// Number of choices, an integer, 1 to 5.
     ///
     /// # Errors
-    /// `parameter-out-of-range` (`details.value` as given; the builder is left as it was).
+    /// `parameter-out-of-range` (`details.value` as given, `null` for `NaN` and the infinities,
+    /// which JSON cannot hold: the message names them; the builder is left as it was).
     pub fn n(&self, n: f64) -> Result<JsRequestBuilder, JsValue> {
         let n = integer("n", n, 0.0..=5.0, "an integer, 1 to 5")?;
         self.try_update(|b| b.n(n as u32))
@@ -500,8 +502,9 @@ impl JsRequestBuilder {
     /// Sampling seed, an integer from -2^63 to below 2^63 (64 bits, signed).
     ///
     /// # Errors
-    /// `parameter-out-of-range` (`details.value` as given) for a fraction, `NaN`, an infinity or
-    /// a value outside that range, which is not truncated; the builder is left as it was.
+    /// `parameter-out-of-range` (`details.value` as given, `null` for `NaN` and the infinities,
+    /// which JSON cannot hold: the message names them) for a fraction, `NaN`, an infinity or a
+    /// value outside that range, which is not truncated; the builder is left as it was.
     pub fn seed(&self, seed: f64) -> Result<JsRequestBuilder, JsValue> {
         // i64's range in doubles: from -2^63 to the largest double below 2^63 (exact: 2^63 - 1024).
         let i64_range = (i64::MIN as f64)..=(((1u64 << 63) - 1024) as f64);

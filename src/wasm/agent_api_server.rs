@@ -23,8 +23,9 @@ use crate::dialect::agent_api::{
 /// # Errors
 /// `invalid-argument` if `event` cannot be converted to JSON (a function, a `BigInt`, a cycle);
 /// `invalid-event` (with `details.data`) if it is not a JSON object (`null`, a string) or if a
-/// member has the wrong type for its event (a content's `index` that is not a number). The object
-/// is read as a client reads an event and written from what was read: a
+/// member has the wrong type for its event (a content's `index` that is not a number; an `error`
+/// of another shape than `ErrorInfo` is kept as a client keeps it, `{code: "error", message: <its
+/// JSON text>}`). The object is read as a client reads an event and written from what was read: a
 /// `response` or `message` gets the members it lacks (`output: []`, `content: []`), the known
 /// members come in the model's order, unknown ones after them, as they were.
 #[wasm_bindgen(js_name = encodeAgentEvent)]

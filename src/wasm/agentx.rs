@@ -64,7 +64,8 @@ pub struct AgentxStreamOptions {
     #[tsify(optional)]
     pub limits: Option<crate::limits::Limits>,
     /// `AgentxClient` only: milliseconds without a byte, or before the answer's head, after which
-    /// the chat fails with `stalled` (`details.messages` holds what arrived). Default 90,000; 0
+    /// the chat fails with `stalled` (once the event stream has begun, `details.messages` holds
+    /// what arrived). Default 90,000; 0
     /// disables.
     #[tsify(optional)]
     pub stall_timeout_ms: Option<u32>,
@@ -276,8 +277,9 @@ impl JsAgentxClient {
     /// `invalid-argument` synchronously for a request of the wrong shape. `messages` rejects with a
     /// `ProtocolError`: `http-status` (with the body text), `not-event-stream`, `network-error`
     /// (the connection broke), `stream-incomplete` (it closed inside an SSE event), `aborted` (the
-    /// signal fired; no callback runs after it). Except for the first two, `details.messages`
-    /// holds every message received. An exception thrown by `sink` cancels the stream and rejects
+    /// signal fired; no callback runs after it). Except for the first two, once the event stream
+    /// has begun, `details.messages` holds every message received (a failure before the answer's
+    /// head has none). An exception thrown by `sink` cancels the stream and rejects
     /// with that exception.
     pub fn chat(
         &self,

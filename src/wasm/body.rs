@@ -263,7 +263,7 @@ impl JsMessageBody {
     /// # Errors
     /// The pattern's error (`unclosed-brace`, …, with the pattern in `details`) for a string that
     /// does not compile; `invalid-argument` for a value that is neither a string nor a `Pattern`.
-    #[wasm_bindgen(unchecked_return_type = "Part[]")]
+    #[wasm_bindgen(unchecked_return_type = "(Part & { name: string })[]")]
     pub fn list(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string | Pattern")] pattern: JsValue,

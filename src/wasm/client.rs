@@ -169,7 +169,7 @@ impl JsAgentClient {
     /// connection broke), `stream-incomplete` (the server closed before a terminal status),
     /// `stalled` (no byte for `stallTimeoutMs`), `aborted` (the signal fired; no callback runs
     /// after it). Once the event stream has begun, `details.response` holds everything received,
-    /// marked incomplete. An exception thrown by `sink` cancels the stream and
+    /// marked `incomplete` (`canceled` for `aborted`). An exception thrown by `sink` cancels the stream and
     /// rejects with that exception.
     pub fn stream(
         &self,

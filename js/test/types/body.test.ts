@@ -27,6 +27,8 @@ function assertType<T extends true>(_?: T): void {}
 export async function bodies(file: File, blob: Blob): Promise<void> {
   const body = MessageBody.fromJSON('{"parts": []}');
   const parts: Part[] = body.list("/sources/*");
+  // The class doc's example: the parts `list` gives are named.
+  for (const s of body.list("/sources/*")) body.readText(s.name);
   body.list(new Pattern("/**"));
   const one: Part | null = body.get("/a");
   const text: string = body.readText("/a");

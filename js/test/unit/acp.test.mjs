@@ -136,6 +136,9 @@ test("without joining, the run equals the server's exactly; body() and list() re
   assert.equal(body.parts.find((p) => p.type === "tool_result").metadata.toolName, "get_weather");
   assert.equal(body.parts.find((p) => p.contentType === "image/png").contentUrl, "https://example.com/cat.png");
   assert.equal(handle.body(2), null);
+  // An index that is not an integer from 0 gives no body (wasm-bindgen's conversion wrapped
+  // 2^32 to 0 and read NaN and 0.5 as 0).
+  for (const i of [2 ** 32, 2 ** 32 + 1, -1, NaN, 0.5, Infinity]) assert.equal(handle.body(i), null, String(i));
   assert.throws(() => handle.list("/a/{b"), (e) => e instanceof ProtocolError && e.code === "unclosed-brace");
 });
 

@@ -457,6 +457,10 @@ test("AgentxStreamDecoder: transport-independent, any split", () => {
   // The document's own ids (`tc_456`) are not its `tc_` + 32 hex shape: kept, and reported.
   assert.deepEqual(issues, [["warning", "invalid-id", "tc_456"], ["warning", "invalid-id", "tc_789"]]);
   assert.deepEqual(d.messages()[0].parts.map((p) => p.type), ["tool_call", "tool_error", "text", "tool_call"]);
+  assert.equal(d.body(0).parts.length, 4);
+  // An index that is not an integer from 0 gives no body (wasm-bindgen's conversion wrapped
+  // 2^32 to 0 and read NaN and 0.5 as 0).
+  for (const i of [1, 2 ** 32, -1, NaN, 0.5, Infinity]) assert.equal(d.body(i), undefined, String(i));
 });
 
 test("AgentxStreamDecoder: a surrogate pair a JavaScript server cut between two packets is joined", () => {

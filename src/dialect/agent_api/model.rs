@@ -167,8 +167,10 @@ impl Default for RunStatus {
 /// An error as the protocol reports it (`Error {code, message}`). Some servers send a bare string
 /// instead: it reads as the message, with code `"error"`.
 ///
-/// Read from a string, or from an object whose `code` and `message` are strings or absent (`""`);
-/// anything else is an error ("an error must be a string or an object …").
+/// A request's (and a request message's) `error` is read from a string, or from an object whose
+/// `code` and `message` are strings or absent (`""`); anything else is an error ("an error must be
+/// a string or an object …"). In the events a stream reads, an `error` of another shape is kept, not
+/// refused: `{code: "error", message: <its JSON text>}`, so that nothing received is lost.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ErrorInfo {
