@@ -15,9 +15,10 @@
 //! the same message (approved when the answer starts with `yes` or `approve`, else rejected),
 //! completes the message and the run. A cancel ends the run `cancelled`: at once while it awaits,
 //! at the next token while it streams. Errors have ACP's `Error` body; a `mode` other than
-//! `stream`, `sync` or `async` is `422` (the SDK's server refuses it so). Past 1,000 runs, those
-//! that ended are forgotten (`--max-acp-runs` sets the number), and if that is not enough, the oldest of those left awaiting an answer
-//! are cancelled and forgotten too (memory stays bounded).
+//! `stream`, `sync` or `async` is `422` (the SDK's server refuses it so). Past 1,000 runs
+//! (`--max-acp-runs` sets the number), those that ended are forgotten, and if that is not enough,
+//! the oldest of those left awaiting an answer are cancelled and forgotten too (memory stays
+//! bounded).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -315,10 +316,10 @@ async fn create_run(
     Ok(answer(&data, request.mode, 0, Some(&id)).await)
 }
 
-/// Below `max_runs` kept runs ([`MAX_KEPT_RUNS`] unless the command line says otherwise), so that memory stays bounded however many runs clients
-/// start: the runs that ended go, then (if that was not enough) the oldest awaiting ones, which
-/// would otherwise wait for ever, cancelled first (a stream or `sync` wait still watching one ends
-/// with it).
+/// Below `max_runs` kept runs ([`MAX_KEPT_RUNS`] unless the command line says otherwise), so that
+/// memory stays bounded however many runs clients start: the runs that ended go, then (if that was
+/// not enough) the oldest awaiting ones, which would otherwise wait for ever, cancelled first (a
+/// stream or `sync` wait still watching one ends with it).
 fn make_room(runs: &mut HashMap<String, Arc<RunData>>, max_runs: usize) {
     if runs.len() < max_runs {
         return;

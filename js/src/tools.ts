@@ -56,7 +56,6 @@ function thrownMessage(e: unknown): string {
   }
 }
 
-/** Whether `seg` can index an array: an integer from 0 (what `PartialJson`'s paths hold). */
 /**
  * A copy of a JSON value that shares no object or array with it (keys such as `__proto__` stay own
  * data, as with `JSON.parse`): what a `set` change puts into the value it is applied to, so that
@@ -71,6 +70,7 @@ function copyJson(v: JsonValue): JsonValue {
   return copy;
 }
 
+/** Whether `seg` can index an array: an integer from 0 (what `PartialJson`'s paths hold). */
 function isIndex(seg: unknown): seg is number {
   return typeof seg === "number" && Number.isInteger(seg) && seg >= 0;
 }
