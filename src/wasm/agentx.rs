@@ -65,8 +65,7 @@ pub struct AgentxStreamOptions {
     pub limits: Option<crate::limits::Limits>,
     /// `AgentxClient` only: milliseconds without a byte, or before the answer's head, after which
     /// the chat fails with `stalled` (once the event stream has begun, `details.messages` holds
-    /// what arrived). Default 90,000; 0
-    /// disables.
+    /// what arrived). Default 90,000; 0 disables.
     #[tsify(optional)]
     pub stall_timeout_ms: Option<u32>,
 }
@@ -279,8 +278,8 @@ impl JsAgentxClient {
     /// (the connection broke), `stream-incomplete` (it closed inside an SSE event), `aborted` (the
     /// signal fired; no callback runs after it). Except for the first two, once the event stream
     /// has begun, `details.messages` holds every message received (a failure before the answer's
-    /// head has none). An exception thrown by `sink` cancels the stream and rejects
-    /// with that exception.
+    /// head has none). An exception thrown by `sink` cancels the stream and rejects with that
+    /// exception.
     pub fn chat(
         &self,
         request: Ts<ChatRequest>,

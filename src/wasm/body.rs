@@ -494,14 +494,11 @@ impl JsSchemaWatch {
         name: Option<String>,
         #[wasm_bindgen(js_name = contentType)] content_type: &str,
     ) -> Result<JsValue, JsValue> {
-        if !(index.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&index)) {
+        let Some(index) = super::convert::index_arg(index) else {
             let reason = "expected an integer from 0 to 2^32 - 1";
             return Err(super::error::invalid_argument("index", reason));
-        }
-        match self
-            .0
-            .part_started(index as usize, name.as_deref(), content_type)
-        {
+        };
+        match self.0.part_started(index, name.as_deref(), content_type) {
             Some(v) => to_js(&v),
             None => Ok(JsValue::NULL),
         }
