@@ -21,9 +21,9 @@ use web_sys::{AbortSignal, RequestCredentials, Response};
 use super::convert::{from_js, from_ts, parse_json, to_js, to_ts};
 use super::error::{internal, invalid_argument, js_error, js_error_with};
 use super::http::{
-    build_request, cancel_quietly, copy_bytes, credentials_option, describe, error_body,
+    body_text, build_request, cancel_quietly, copy_bytes, credentials_option, describe, error_body,
     event_stream_reader, fetch_option, header_of, is_ok, name_failure, promise, read_chunk,
-    read_from, request_signal, send, sleep, status_of, until_aborted, within, Chunk, HeaderList,
+    read_from, request_signal, send, sleep, status_of, within, Chunk, HeaderList,
     DEFAULT_STALL_TIMEOUT_MS,
 };
 use super::pattern::JsPattern;
@@ -145,8 +145,8 @@ pub struct AcpRunConfig {
     pub check_input: Option<bool>,
     /// Milliseconds a request of the run may wait for its answer's head, and a stream for its next
     /// byte, before the run fails with `stalled` (`details.timeoutMs`). Default 90,000; 0
-    /// disables. A `sync` run's `POST` is answered when the run stops, so its wait is not
-    /// limited.
+    /// disables. A `sync` run's `POST` is answered when the run stops, so its wait for the answer's
+    /// head is not limited; each read of a JSON answer's body is, in every mode.
     #[tsify(optional)]
     pub stall_timeout_ms: Option<u32>,
 }
@@ -232,24 +232,19 @@ impl Transport {
         Ok(response)
     }
 
-    /// The whole body of `response` as text.
+    /// The whole body of `response` as text, each read waiting at most `stall_ms` for more bytes
+    /// (see [`body_text`]).
     async fn text(
         &self,
         response: &Response,
         signal: Option<&AbortSignal>,
+        stall_ms: u32,
     ) -> Result<String, JsValue> {
-        // A custom `fetch`'s body may not end at the abort by itself: the wait does.
-        let promise = until_aborted(&response.text()?, signal);
-        match JsFuture::from(promise).await {
-            Ok(t) => Ok(t.as_string().unwrap_or_default()),
-            Err(_) if is_aborted(signal) => Err(js_error(&TransportError::Aborted)),
-            Err(e) => Err(js_error(&TransportError::Network {
-                reason: describe(&e),
-            })),
-        }
+        body_text(response, &|| is_aborted(signal), signal, stall_ms).await
     }
 
-    /// Sends `req` and reads the answer's body (its head awaited at most `stall_ms`).
+    /// Sends `req` and reads the answer's body (its head, and each read of its body, awaited at
+    /// most `stall_ms`).
     async fn body(
         &self,
         req: &HttpRequest,
@@ -257,7 +252,7 @@ impl Transport {
         stall_ms: u32,
     ) -> Result<String, JsValue> {
         let response = self.send(req, signal, stall_ms).await?;
-        self.text(&response, signal).await
+        self.text(&response, signal, stall_ms).await
     }
 }
 
@@ -338,7 +333,8 @@ impl JsAcpClient {
     ///
     /// # Errors
     /// The promise rejects with `http-error` (`details.status`, `details.error`), `network-error`,
-    /// `invalid-json` or `invalid-event` (a body of the wrong shape).
+    /// `stalled` (no answer, or no byte of its body, for 90 s), `invalid-json` or `invalid-event`
+    /// (a body of the wrong shape).
     #[wasm_bindgen(unchecked_return_type = "Promise<AcpAgentManifest[]>")]
     pub fn agents(&self) -> Promise {
         let transport = Rc::clone(&self.transport);
@@ -831,14 +827,20 @@ impl Shared {
         match self.mode {
             RunMode::Stream => self.read_stream(response).await,
             RunMode::Sync => {
-                let text = self.transport.text(&response, self.signal()).await?;
+                let text = self
+                    .transport
+                    .text(&response, self.signal(), self.stall_ms)
+                    .await?;
                 let run = decode_run(&text).map_err(|e| acp_err(&e))?;
                 self.session.borrow_mut().push_run(run);
                 self.deliver()?;
                 self.check_violation()
             }
             _ => {
-                let text = self.transport.text(&response, self.signal()).await?;
+                let text = self
+                    .transport
+                    .text(&response, self.signal(), self.stall_ms)
+                    .await?;
                 let run = decode_run(&text).map_err(|e| acp_err(&e))?;
                 self.note_run_id(&run.run_id);
                 self.poll_events().await

@@ -303,6 +303,68 @@ pub(crate) async fn error_body(
     Ok(body)
 }
 
+/// The whole body of a JSON answer as text, as `Response.text()` decodes it (UTF-8, bad sequences
+/// replaced, a leading byte order mark dropped), each read waiting at most `stall_ms` milliseconds
+/// for more bytes (0: no limit): a server that sends the head and then stops leaves no wait for
+/// ever. An answer without a body stream (a mock with only `text()`) is read by its `text()`, whose
+/// wait ends only at the abort.
+///
+/// # Errors
+/// `aborted` if `aborted()` says the user's signal fired meanwhile; `stalled`
+/// (`details.timeoutMs`) when no byte came for `stall_ms` (the body is then cancelled);
+/// `network-error` if the body failed or gave a chunk that is not bytes.
+pub(crate) async fn body_text(
+    response: &Response,
+    aborted: &dyn Fn() -> bool,
+    signal: Option<&AbortSignal>,
+    stall_ms: u32,
+) -> Result<String, JsValue> {
+    let failed = |e: &JsValue| match aborted() {
+        true => js_error(&TransportError::Aborted),
+        false => js_error(&TransportError::Network {
+            reason: describe(e),
+        }),
+    };
+    let reader = match reader_of(response) {
+        Ok(Some(reader)) => BodyReader::new(reader, signal),
+        Ok(None) => {
+            // A custom `fetch`'s body may not end at the abort by itself: the wait does.
+            let text = response.text().map_err(|e| failed(&e))?;
+            let promise = until_aborted(&text, signal);
+            return match JsFuture::from(promise).await {
+                Ok(t) => Ok(t.as_string().unwrap_or_default()),
+                Err(e) => Err(failed(&e)),
+            };
+        }
+        Err(e) => return Err(failed(&e)),
+    };
+    let mut bytes = Vec::new();
+    loop {
+        let chunk = match within(read_from(&reader), stall_ms).await {
+            // The user's abort wins over a timer that fired in the same instant.
+            _ if aborted() => return Err(js_error(&TransportError::Aborted)),
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => {
+                cancel_quietly(&reader);
+                return Err(js_error(&TransportError::Stalled {
+                    timeout_ms: stall_ms,
+                }));
+            }
+            Err(e) => return Err(failed(&e)),
+        };
+        match read_chunk(&chunk) {
+            Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
+            Chunk::NotBytes(failure) => {
+                cancel_quietly(&reader);
+                return Err(js_error(&failure));
+            }
+            Chunk::End => break,
+        }
+    }
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    Ok(String::from_utf8_lossy(text).into_owned())
+}
+
 /// The reader of an answer's body, cancelled when `signal` fires: a body a custom `fetch` made
 /// may not end at the request's abort by itself, and a read waiting on it then would wait for
 /// ever. Dropping it stops watching the signal. It dereferences to the reader.

@@ -224,6 +224,39 @@ test("a sync run takes the server's run; the lifecycle follows the server's path
   assert.equal(fetch.requests[0].accept, "application/json");
 });
 
+test("a JSON answer is read in chunks: a stalled body fails the run `stalled`, a byte order mark is dropped", async () => {
+  const bytes = fixture("run-sync.json");
+  const final = joined(json("run-sync.json"));
+  // Byte by byte (a character's bytes in separate chunks), and after a byte order mark.
+  for (const body of [bytes, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])]) {
+    const fetch = scripted({ "POST /runs": { body, chunk: 1 } });
+    const handle = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", { mode: "sync" });
+    assert.deepEqual(await handle.run, final);
+  }
+  // The head and half the body, then nothing: `sync` (whose head may take as long as the run)
+  // and each poll of `async` fail after `stallTimeoutMs`, and the body is cancelled.
+  const half = bytes.subarray(0, bytes.length >> 1);
+  const created = json("run-async-events.json").events[0].run;
+  const cases = {
+    sync: { "POST /runs": { body: half, open: true } },
+    async: {
+      "POST /runs": { status: 202, body: JSON.stringify(created) },
+      [`GET /runs/${created.run_id}/events`]: { body: half, open: true },
+    },
+  };
+  for (const [mode, routes] of Object.entries(cases)) {
+    const fetch = scripted(routes);
+    const handle = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", { mode, stallTimeoutMs: 150, pollInterval: 5 });
+    let timer;
+    const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${mode}: the stalled body was waited for`)), 3000)));
+    const error = await Promise.race([handle.run.then(() => assert.fail("resolved"), (e) => e), late]).finally(() => clearTimeout(timer));
+    assert.ok(error instanceof ProtocolError, mode);
+    assert.equal(error.code, "stalled", mode);
+    assert.equal(error.details.timeoutMs, 150, mode);
+    assert.equal(fetch.requests.at(-1).cancelled, true, `${mode}: the body is cancelled`);
+  }
+});
+
 test("an async run is polled until it ends, applying only the new events", async () => {
   const all = json("run-async-events.json").events;
   const half = Math.floor(all.length / 2);
