@@ -23,9 +23,10 @@
 //! `details.limit` and where it was hit. These issues have severity `error`: what the assembler
 //! keeps is no longer everything the server sent.
 //!
-//! The nesting depth is checked by a linear scan of the event's bytes before `serde_json` sees
-//! them (like the payload validator's, `agentwire::body::validate_payload`); `serde_json` itself
-//! refuses more than 128 levels, so a larger `max_depth` has no effect beyond that.
+//! The nesting depth is checked by a linear scan of the event's bytes before they are read (like
+//! the payload validator's, `agentwire::body::validate_payload`). agentwire's JSON readers
+//! themselves read at most 127 levels (serde_json's recursion limit) and refuse deeper data as
+//! `invalid-json`, in every dialect, so a `max_depth` above 127 has no effect beyond that.
 //!
 //! ```
 //! use agentwire::dialect::agent_api::{AgentStream, AssemblerOptions, RunStatus, StreamUpdate};
@@ -176,7 +177,9 @@ pub enum LimitError {
     TooDeep {
         /// The limit, in levels.
         limit: usize,
-        /// 0-based byte offset in the data of the `[` or `{` that went too deep.
+        /// 0-based byte offset of the `[` or `{` that went too deep, in the data as read: UTF-8,
+        /// with each sequence that is not UTF-8 replaced by U+FFFD (3 bytes), so it differs from
+        /// the offset in the bytes received only after such a sequence.
         offset: usize,
         /// The event's data, up to its first 1,024 bytes.
         data: String,

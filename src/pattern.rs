@@ -68,7 +68,8 @@
 //! A pattern is at most [`MAX_PATTERN_LEN`] bytes and nests braces at most [`MAX_BRACE_DEPTH`] deep.
 //! Braces are not expanded (alternatives become branches of the automaton), so there is no limit on
 //! the number of alternatives other than the pattern's length. Errors ([`PatternError`]) keep the
-//! pattern and the byte offset (0-based) of the problem.
+//! pattern and the byte offset (0-based) of the problem (a content-type pattern's: in its media
+//! type, the part compiled).
 
 // Compiling a pattern (`Pattern::new`, `content_type`, the parser and the compiler) is `#[inline]`,
 // so that it is compiled in agentwire at opt-level "z" (cold code: see "Cold code in this crate" in
@@ -85,12 +86,16 @@ pub const MAX_PATTERN_LEN: usize = 4096;
 /// The deepest nesting of braces accepted (`{a,{b,{c}}}` nests 3 deep).
 pub const MAX_BRACE_DEPTH: usize = 32;
 
-/// Why a pattern does not compile. Every variant keeps the pattern and the byte offset (0-based, in
-/// the pattern's UTF-8) where the problem was found.
+/// Why a pattern does not compile. Every variant but [`Empty`](PatternError::Empty) keeps the
+/// pattern, and those of a syntax error the byte offset (0-based, in the pattern's UTF-8) where the
+/// problem was found. For a content-type pattern ([`Pattern::content_type`]) the pattern kept is
+/// the one compiled, its media type (cut at its first `;`, spaces and tabs trimmed), and the
+/// offsets are in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PatternError {
-    /// The pattern is the empty string.
+    /// The pattern is the empty string (a content-type pattern: nothing but spaces and tabs before
+    /// its first `;`).
     #[error("empty pattern")]
     Empty,
     /// The pattern is longer than [`MAX_PATTERN_LEN`] bytes.

@@ -451,6 +451,62 @@ fn event_data_that_is_not_utf8_reads_with_replacement_characters() {
     assert_eq!(a.response(), &response);
 }
 
+/// An event nested `levels` deep in all (its object level 1), through a content's `data`; with
+/// `bad_utf8`, a byte that is not UTF-8 in another member (the event is then read decoded, by the
+/// full parser, instead of the scan).
+fn nested_data_event(levels: usize, bad_utf8: bool) -> Vec<u8> {
+    let mut sse =
+        b"data: {\"object\":\"content\",\"msg_id\":\"m1\",\"index\":0,\"type\":\"data\",\"x\":\""
+            .to_vec();
+    if bad_utf8 {
+        sse.push(0xff);
+    }
+    let inner = levels - 1;
+    sse.extend_from_slice(
+        format!(
+            "\",\"data\":{}1{}}}\n\n",
+            "[".repeat(inner),
+            "]".repeat(inner)
+        )
+        .as_bytes(),
+    );
+    sse
+}
+
+#[test]
+fn an_events_nesting_is_read_to_127_levels_by_either_reader() {
+    // Whatever `max_depth` allows, 127 levels are read and 128 refused (`invalid-json`), by the
+    // scan and by the full parser alike: a byte elsewhere in the event cannot change the answer.
+    // (The scan read 128 levels, the full parser 127.)
+    let options = AssemblerOptions {
+        limits: agentwire::limits::Limits {
+            max_depth: 1000,
+            ..Default::default()
+        },
+        ..AssemblerOptions::default()
+    };
+    for bad_utf8 in [false, true] {
+        for (levels, read) in [(127, true), (128, false)] {
+            let mut stream = AgentStream::new(options);
+            stream.feed(&nested_data_event(levels, bad_utf8));
+            let updates = stream.drain_updates();
+            let codes = issue_codes(&updates);
+            let what = format!("{levels} levels, bad UTF-8 {bad_utf8}");
+            if read {
+                assert!(codes.is_empty(), "{what}: {codes:?}");
+                assert_eq!(stream.response().output[0].content.len(), 1, "{what}");
+            } else {
+                assert_eq!(codes, ["invalid-json"], "{what}");
+                assert!(stream.response().output.is_empty(), "{what}");
+            }
+        }
+    }
+    // And so does `AgentEvent::parse`.
+    let data = |levels| String::from_utf8(nested_data_event(levels, false)).unwrap();
+    assert!(AgentEvent::parse(data(127).trim_start_matches("data: ").trim_end()).is_ok());
+    assert!(AgentEvent::parse(data(128).trim_start_matches("data: ").trim_end()).is_err());
+}
+
 #[test]
 fn split_offsets_count_utf16_units_and_escapes_stay_text() {
     // Two- and three-byte characters, one outside the BMP (a surrogate pair in JavaScript),

@@ -303,6 +303,23 @@ fn unterminated_event_is_not_dispatched_but_reported() {
     decoder.feed(b"data: a\n\nid: 9", &mut |_| {});
     decoder.finish(&mut |_| {});
     assert_eq!(decoder.last_event_id(), "");
+    // An event of only an `id` field (terminated, but no blank line after it) is not dispatched,
+    // and reported as the others are: `has_pending` said it was pending. A comment line and a
+    // `retry` field leave nothing pending.
+    let incomplete = Item::Error(SseError::IncompleteEvent {
+        event: String::new(),
+        data: String::new(),
+        truncated: false,
+    });
+    assert_eq!(
+        decode(b"data: a\nid: 1\n\nid: 2\n"),
+        vec![ev("message", "a", "1"), incomplete.clone()]
+    );
+    assert_eq!(decode(b"id: 5\n"), vec![incomplete]);
+    assert_eq!(decode(b": comment\nretry: 10\n"), vec![Item::Retry(10)]);
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"id: 1\ndata: a\n\nid: 1\n", &mut |_| {});
+    assert!(!decoder.has_pending(), "the same id again changes nothing");
 }
 
 #[test]

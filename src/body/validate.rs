@@ -164,9 +164,10 @@ fn is_token_char(c: u8) -> bool {
 /// Whether `s` is a syntactically valid MIME type: `type/subtype` (RFC 6838 §4.2 restricted names,
 /// e.g. `image/svg+xml`), optionally followed by parameters `; name=value` where `value` is an
 /// RFC 2045 token or a quoted string (empty parameters, as in a trailing `;`, are tolerated).
-/// Spaces and tabs around the parts are allowed. The subtype may be `*` (`image/*`): agentwire's
-/// convention for "an image of unknown format", which dialects produce when the protocol does not
-/// say (RFC 6838 has no such type; only `*/*` is refused).
+/// Spaces and tabs are allowed around the whole and around each `;`, not inside `type/subtype`
+/// or around a parameter's `=` (RFC 2045 allows none there either). The subtype may be `*`
+/// (`image/*`): agentwire's convention for "an image of unknown format", which dialects produce
+/// when the protocol does not say (RFC 6838 has no such type; only `*/*` is refused).
 #[inline]
 pub fn is_valid_content_type(s: &str) -> bool {
     let (essence, params) = match s.find(';') {

@@ -7,7 +7,7 @@ use super::SseError;
 /// Field names follow the WHATWG HTML standard, §9.2.6 "Interpreting an event stream":
 /// `event` is the event type (`"message"` when the stream named none), `data` the data buffer with its
 /// final LF removed, `id` the *last event ID string* at dispatch time (it persists across events until
-/// an `id` field changes it, so it is `""` only when no `id` was ever set).
+/// an `id` field changes it: `""` before any `id` field, and after an empty one, which resets it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SseEvent<'a> {
     /// Event type: the last `event` field's value, or `"message"`.
@@ -172,7 +172,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 ///   trailing LF is removed and the event is dispatched with type `"message"` if none was set.
 /// - "Once the end of the file is reached, any pending data must be discarded": [`SseDecoder::finish`]
 ///   does not dispatch an unterminated event, but reports it as [`SseError::IncompleteEvent`] with
-///   what it held, so nothing received is lost silently.
+///   what it held (an event of only an `id` field too), so nothing received is lost silently. (A
+///   comment line, or a `retry` field, which takes effect at once, leaves nothing pending.)
 ///
 /// Feeding the same bytes split at any indices gives the same items.
 ///
@@ -381,11 +382,8 @@ impl SseDecoder {
         } else if self.line == b"data" {
             self.data.push(b'\n');
         }
-        if self.skipping
-            || !self.data.is_empty()
-            || !self.event_type.is_empty()
-            || !self.line.is_empty()
-        {
+        // Whatever is pending, as `has_pending` says: an `id` field not yet dispatched too.
+        if self.has_pending() {
             let data = String::from_utf8_lossy(self.data.strip_suffix(b"\n").unwrap_or(&self.data))
                 .into_owned();
             sink(SseItemBytes::Error(SseError::IncompleteEvent {

@@ -89,7 +89,8 @@ struct Position {
 /// that sets ids only now and then still resumes exactly: the events after the last id are the
 /// ones it sends again). A server resumes where an id tells it to: right after the
 /// `Last-Event-ID` event, or, replaying an overlap, at an event that carries its own id. Ids made
-/// only of ASCII digits (at most 20) are ordered as numbers; other ids are remembered as a set.
+/// only of ASCII digits whose value fits a `u64` (at most 18446744073709551615) are ordered as
+/// numbers; other ids are remembered as a set.
 ///
 /// Rules:
 /// - Before the first [`reconnect`](Self::reconnect), every event is applied: a server's

@@ -223,6 +223,9 @@ impl<'a> RawEvent<'a> {
         max_depth: usize,
         spans: &mut Spans,
     ) -> bool {
+        // At most the levels the full parser reads (127, serde_json's), whatever `max_depth` is:
+        // a member nested deeper is declined, and the full parser refuses it.
+        let max_depth = max_depth.min(crate::json::MAX_DEPTH);
         self.scan_members(data, 0, false, max_depth, spans)
             .is_some()
     }
@@ -446,10 +449,10 @@ impl<'a> RawEvent<'a> {
             }
             Some(items)
         }
-        // Two levels below the event; and at most serde_json's 128 levels (the full parser refuses
-        // more), which also bounds this recursion (an element's own arrays are read by `items`
-        // again) whatever `max_depth` is.
-        let depth = max_depth.min(SERDE_JSON_MAX_DEPTH).checked_sub(2)?;
+        // Two levels below the event (`max_depth` is at most the 127 levels the full parser reads,
+        // see `scan_spans`, which also bounds this recursion: an element's own arrays are read by
+        // `items` again).
+        let depth = max_depth.checked_sub(2)?;
         let mut elements = Elements::at(data, start)?;
         if content {
             self.rest().content = Some(read(&mut elements, data, depth, RawEvent::into_content)?);
@@ -631,9 +634,6 @@ impl<'a> RawEvent<'a> {
         }
     }
 }
-
-/// The nesting serde_json reads (its recursion limit); it refuses deeper values.
-const SERDE_JSON_MAX_DEPTH: usize = 128;
 
 /// Takes a member out of an event's `rest`, if it has one.
 fn take<T>(rest: &mut Option<Rest>, member: impl FnOnce(&mut Rest) -> Option<T>) -> Option<T> {
@@ -879,8 +879,8 @@ mod tests {
         assert!(m.content.is_empty());
 
         // Nested arrays read in place are bounded as the full parser is, whatever `max_depth`:
-        // levels up to 128 (63 nested messages' contents: 127) are read, deeper ones declined
-        // (and refused by serde_json), so the recursion stays short.
+        // levels up to 127 (63 nested messages' contents) are read, deeper ones declined (and
+        // refused by the full parser), so the recursion stays short.
         let nested = |n: usize| {
             format!(
                 r#"{{"object":"message","content":{}null{}}}"#,

@@ -82,9 +82,10 @@
 //!
 //! serde_json, as this crate builds it (without `float_roundtrip`), reads some floats one ULP
 //! off: about one `time.time()` timestamp in sixty. [`StructuredMessage::from_json`] (and
-//! [`from_body`](StructuredMessage::from_body) for JSON part content) re-reads every float literal
-//! with the standard library's correctly rounded parser, so timestamps and floats in `metadata`,
-//! arguments and results come back bit for bit.
+//! [`from_body`](StructuredMessage::from_body) for JSON part content) reads JSON with agentwire's
+//! own reader, which reads every float literal as the nearest `f64` (as `JSON.parse` and the
+//! standard library's parser do), so timestamps and floats in `metadata`, arguments and results
+//! come back bit for bit.
 //!
 //! # The body view
 //!
