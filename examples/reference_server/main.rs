@@ -235,17 +235,55 @@ mod server {
         }
     }
 
-    fn sse_response(rx: mpsc::Receiver<Result<Bytes, Infallible>>) -> Response {
+    /// An event stream's body: counts in `closed_by_client` a body dropped before its end, which
+    /// the server does when the client has closed the connection, whether or not an event was
+    /// being sent then (a sender finds out only at its next send, which may never come).
+    struct CountedBody {
+        events: ReceiverStream<Result<Bytes, Infallible>>,
+        ended: bool,
+        stats: Arc<Stats>,
+    }
+
+    impl tokio_stream::Stream for CountedBody {
+        type Item = Result<Bytes, Infallible>;
+
+        fn poll_next(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Self::Item>> {
+            let next = std::pin::Pin::new(&mut self.events).poll_next(cx);
+            if let std::task::Poll::Ready(None) = next {
+                self.ended = true;
+            }
+            next
+        }
+    }
+
+    impl Drop for CountedBody {
+        fn drop(&mut self) {
+            if !self.ended {
+                self.stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// The answer of an event stream whose events `rx` gives.
+    fn sse_response(rx: mpsc::Receiver<Result<Bytes, Infallible>>, stats: Arc<Stats>) -> Response {
+        let body = CountedBody {
+            events: ReceiverStream::new(rx),
+            ended: false,
+            stats,
+        };
         Response::builder()
             .header(header::CONTENT_TYPE, "text/event-stream; charset=utf-8")
             .header(header::CACHE_CONTROL, "no-cache")
             .header("x-accel-buffering", "no")
-            .body(Body::from_stream(ReceiverStream::new(rx)))
+            .body(Body::from_stream(body))
             .expect("static headers")
     }
 
-    /// Streams `log` from position `from` to a new connection, injecting `fault`; counts a
-    /// connection the client closed before the end.
+    /// Streams `log` from position `from` to a new connection, injecting `fault` (the body counts
+    /// a connection the client closed before the end).
     fn forward(
         log: Arc<Log>,
         from: usize,
@@ -260,7 +298,6 @@ mod server {
                 async move { tx.send(Ok(Bytes::from(bytes))).await.is_ok() }
             };
             if !send(format!("retry: {retry_ms}\n\n").into_bytes()).await {
-                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
                 return;
             }
             let mut pos = from;
@@ -282,11 +319,7 @@ mod server {
                     sent += 1;
                     match outcome {
                         super::fault::Outcome::Continue => {}
-                        super::fault::Outcome::Close => return,
-                        super::fault::Outcome::ClientGone => {
-                            stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
-                            return;
-                        }
+                        super::fault::Outcome::Close | super::fault::Outcome::ClientGone => return,
                     }
                 }
                 if done {
@@ -294,7 +327,7 @@ mod server {
                 }
             }
         });
-        sse_response(rx)
+        sse_response(rx, stats)
     }
 
     async fn process(
@@ -414,12 +447,11 @@ mod server {
         let stats = s.stats.clone();
         tokio::spawn(async move {
             let mut sink = ChannelSink(tx);
+            // A client that closed is counted by the body.
             if super::agentx::run(&request, &mut sink, pace).await {
                 stats.finished.fetch_add(1, Ordering::SeqCst);
-            } else {
-                stats.closed_by_client.fetch_add(1, Ordering::SeqCst);
             }
         });
-        sse_response(rx)
+        sse_response(rx, s.stats.clone())
     }
 }
