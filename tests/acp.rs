@@ -968,6 +968,14 @@ fn error_responses_decode_to_typed_errors() {
     assert!(e.to_string().contains("can't be cancelled"));
     let e = decode_error(502, "<html>Bad Gateway</html>");
     assert_eq!(e.details()["error"]["message"], "<html>Bad Gateway</html>");
+    // An `Error` with an empty message keeps its code (it became `server_error`, the body its
+    // message); an object that is no `Error` is the message.
+    let e = decode_error(404, r#"{"code":"not_found","message":""}"#);
+    assert_eq!(e.details()["error"]["code"], "not_found");
+    assert_eq!(e.details()["error"]["message"], "");
+    let e = decode_error(404, r#"{"detail":"Not Found"}"#);
+    assert_eq!(e.details()["error"]["code"], "server_error");
+    assert_eq!(e.details()["error"]["message"], r#"{"detail":"Not Found"}"#);
     assert_eq!(
         decode_run("{\"run_id\": 3}").unwrap_err().code(),
         "invalid-event"

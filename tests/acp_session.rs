@@ -340,6 +340,56 @@ fn the_lifecycle_stops_with_a_stream_its_strict_assembler_stopped() {
 }
 
 #[test]
+fn a_sessions_stream_ends_at_max_stream_bytes_counting_every_answer() {
+    // As `AcpStream` does: the stream ends where the limit falls (the events before it applied,
+    // the one it cuts not), `stream-too-large`, the run `incomplete`; later bytes are ignored.
+    // The bytes of every answer of the run count (the session fed nothing past the limit before).
+    let sse = fixture("run-stream.sse");
+    let first_event = sse.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+    let limit = first_event as u64 + 10;
+    let options = |max_stream_bytes| SessionOptions {
+        acp: AcpOptions {
+            limits: agentwire::limits::Limits {
+                max_stream_bytes,
+                ..Default::default()
+            },
+            ..AcpOptions::default()
+        },
+        inbound: Inbound::Strict,
+    };
+    let mut session = AcpSession::new(options(Some(limit)));
+    session.create(&request("req-stream.json")).unwrap();
+    session.feed(&sse);
+    session.feed(&sse);
+    session.finish();
+    assert!(session.assembler().is_stopped());
+    assert_eq!(session.run().status, RunStatus::Incomplete);
+    assert_eq!(session.state(), "created", "only the first event applied");
+    let updates = session.drain_updates();
+    assert_eq!(
+        issues(&updates),
+        [(Severity::Error, "stream-too-large".to_owned())]
+    );
+    let mut stream = AcpStream::new(options(Some(limit)).acp);
+    stream.feed(&sse);
+    stream.finish();
+    assert_eq!(session.run(), stream.run());
+
+    // Two answers of one run: the limit counts both.
+    let mut session = AcpSession::new(options(Some(first_event as u64 * 2 - 1)));
+    start(&mut session, "x");
+    let created = &sse[..first_event];
+    session.feed(created);
+    session.finish();
+    assert!(!session.assembler().is_stopped());
+    session.feed(created);
+    assert!(
+        session.assembler().is_stopped(),
+        "the second answer went past the limit"
+    );
+}
+
+#[test]
 fn strict_sessions_stop_at_the_first_invalid_server_message() {
     let mut session = session(Inbound::Strict);
     start(&mut session, "x");

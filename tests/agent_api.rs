@@ -824,6 +824,35 @@ fn generate_streaming_response_emits_exactly_the_protocols_sequence() {
     assert!(last.output[0].id.as_deref().unwrap().starts_with("msg_"));
 }
 
+#[test]
+fn builders_of_a_response_that_was_reset_number_their_events_on() {
+    // A message builder from before `reset` still names its message and takes the next sequence
+    // number (its event had neither: a gap in the numbers, a message without an id).
+    let mut rb = ResponseBuilder::new(None);
+    let created = rb.created();
+    let mut mb = rb.create_message_builder(Role::Assistant, MessageType::Message);
+    let before = mb.in_progress();
+    rb.reset();
+    let after = mb.complete();
+    let next = rb.in_progress();
+    let seq = |e: &AgentEvent| match e {
+        AgentEvent::Response(r) => r.sequence_number,
+        AgentEvent::Message(m) => m.sequence_number,
+        _ => None,
+    };
+    let seqs: Vec<Option<u64>> = [&created, &before, &after, &next].map(seq).into();
+    assert_eq!(seqs, [Some(0), Some(1), Some(2), Some(3)]);
+    let AgentEvent::Message(m) = &after else {
+        panic!("{after:?}")
+    };
+    assert_eq!(m.id.as_deref(), Some(mb.id()));
+    assert_eq!(m.status, Some(RunStatus::Completed));
+    assert!(
+        rb.response().output.is_empty(),
+        "the message is not in the response"
+    );
+}
+
 /// `usage` (the protocol's `AgentResponse.usage` and `Message.usage`) rides on the events emitted
 /// after it is set, and the assembler keeps both.
 #[test]

@@ -715,6 +715,52 @@ fn a_whole_packet_without_its_blank_line_is_applied_but_the_stream_is_incomplete
     assert_eq!(stream.messages()[0].text(), "Hi you");
     assert_eq!(stream.status(), StreamStatus::Incomplete);
     assert_eq!(codes(&updates), ["incomplete-event", "stream-incomplete"]);
+    // Strict mode too: the transport broke, not the document, so the cut event is a warning and
+    // its whole packet is applied. (Strict mode made it an error and dropped the packet.)
+    let mut strict = AgentxStream::new(AssemblerOptions {
+        strict: true,
+        ..Default::default()
+    });
+    strict.feed(sse.as_bytes());
+    strict.finish();
+    assert_eq!(strict.messages()[0].text(), "Hi you");
+    assert_eq!(strict.status(), StreamStatus::Incomplete);
+    assert_eq!(strict.assembler().packets(), 2);
+    let severities: Vec<(Severity, String)> = issues(&strict.drain_updates())
+        .into_iter()
+        .map(|(s, c, _)| (s, c))
+        .collect();
+    assert_eq!(
+        severities,
+        [
+            (Severity::Warning, "incomplete-event".to_owned()),
+            (Severity::Error, "stream-incomplete".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn packets_strict_mode_refuses_are_not_counted() {
+    let strict = || {
+        agentwire::dialect::agentx::Assembler::new(AssemblerOptions {
+            strict: true,
+            ..Default::default()
+        })
+    };
+    let mut a = strict();
+    a.push_data(r#"{"id":"msg_abc","role":"assistant","parts":[{"type":"text","text":"hi"}]}"#);
+    assert_eq!((a.packets(), a.messages().len()), (0, 0), "an invalid id");
+    let mut a = strict();
+    let id = new_message_id();
+    a.push_data(&format!(r#"{{"id":"{id}","role":"assistant","parts":[]}}"#));
+    a.push_data(&format!(
+        r#"{{"id":"{id}","role":"user","parts":[{{"type":"text","text":"x"}}]}}"#
+    ));
+    assert_eq!(
+        (a.packets(), a.messages()[0].parts.len()),
+        (1, 0),
+        "a role mismatch"
+    );
 }
 
 #[test]

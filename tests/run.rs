@@ -491,6 +491,21 @@ fn schemas_export_as_mermaid_state_diagrams() {
         twins.to_mermaid(),
         "stateDiagram-v2\n    state \"a-b\" as a_b_0\n    [*] --> idle\n    idle --> a_b_0: client go\n    a_b_0 --> a_b: server go\n    a_b --> [*]\n"
     );
+    // Nor with a state named as the alias would be.
+    let triplets = CommunicationSchema::from_json(&json!({
+        "idle": [
+            {"party": "client", "type": "x", "schema": [], "nextState": "a-b"},
+            {"party": "client", "type": "y", "schema": [], "nextState": "a_b_0"}
+        ],
+        "a-b": [{"party": "server", "type": "z", "schema": [], "nextState": "a_b"}],
+        "a_b": [],
+        "a_b_0": []
+    }))
+    .unwrap();
+    assert_eq!(
+        triplets.to_mermaid(),
+        "stateDiagram-v2\n    state \"a-b\" as a_b_1\n    [*] --> idle\n    idle --> a_b_1: client x\n    idle --> a_b_0: client y\n    a_b_1 --> a_b: server z\n    a_b --> [*]\n    a_b_0 --> [*]\n"
+    );
     // Labels cannot break the diagram.
     let odd = CommunicationSchema::from_json(&json!({
         "idle": [{"party": "client", "type": "a;b#c\nd", "schema": [], "nextState": "idle"}]

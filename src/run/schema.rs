@@ -432,11 +432,16 @@ impl CommunicationSchema {
                 if !plain(&base) {
                     base.insert_str(0, "s_");
                 }
-                if taken.contains(&base) {
-                    base = format!("{base}_{i}");
+                // `<base>_<n>` from the state's index on, until one is free: a state may be
+                // named so itself (`a-b` beside `a_b` and `a_b_0`).
+                let mut id = base.clone();
+                let mut n = i;
+                while taken.contains(&id) {
+                    id = format!("{base}_{n}");
+                    n += 1;
                 }
-                taken.insert(base.clone());
-                base
+                taken.insert(id.clone());
+                id
             };
             ids.insert(s.as_str(), id);
         }

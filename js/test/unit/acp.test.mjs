@@ -410,6 +410,27 @@ test("a run's limits reach its assembler: maxParts cuts the message, with a too-
   assert.deepEqual(await names({ limits: { maxParts: 2 } }), { issues: ["too-many-parts"], names: [["/a", "/b"]] });
 });
 
+test("limits.maxStreamBytes ends a run's stream where it falls: stream-too-large, the request closed", async () => {
+  const bytes = fixture("run-stream.sse");
+  const first = bytes.indexOf("\n\n") + 2;
+  // The server leaves the answer open: only the limit ends it.
+  const fetch = scripted({ "POST /runs": { ...sse(bytes, 64), open: true } });
+  const errors = [];
+  const h = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", {
+    limits: { maxStreamBytes: first + 10 },
+    stallTimeoutMs: 60_000,
+    onError: (e) => errors.push(e.code),
+  });
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the limit did not end the stream")), 3000)));
+  const error = await Promise.race([h.run.then(() => assert.fail("resolved"), (e) => e), late]).finally(() => clearTimeout(timer));
+  assert.equal(error.code, "stream-incomplete");
+  assert.equal(error.details.run.status, "incomplete");
+  assert.equal(error.details.lastStatus, "created", "only the first event applied");
+  assert.ok(errors.includes("stream-too-large"), `${errors}`);
+  assert.equal(fetch.requests[0].cancelled, true);
+});
+
 test("inbound check: a strict run fails at an event its lifecycle does not allow, a lenient one warns", async () => {
   const strict = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": sse(AFTER_THE_END) }) });
   const errors = [];

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::event::{AcpEvent, RunEventsList};
-use super::model::{AgentManifest, ErrorInfo, Run, RunCreateRequest, RunMode, RunResumeRequest};
+use super::model::{
+    AgentManifest, ErrorInfo, Run, RunCreateRequest, RunMode, RunResumeRequest, ServerErrorCode,
+};
 use super::AcpError;
 
 /// An HTTP method.
@@ -43,7 +45,8 @@ impl Method {
 pub struct HttpRequest {
     /// The method.
     pub method: Method,
-    /// The absolute URL (the client's base URL and the route; path segments percent-encoded).
+    /// The absolute URL (the client's base URL and the route; path segments percent-encoded, a
+    /// segment `.` or `..` as `%252E` per dot, so that it keeps its route).
     pub url: String,
     /// Headers to set, as `(name, value)` pairs: `Content-Type: application/json` with a body,
     /// `Accept: text/event-stream` for a streamed run, `Accept: application/json` otherwise.
@@ -212,8 +215,20 @@ fn accept(value: &str) -> (String, String) {
 
 /// Appends `segment` percent-encoded (RFC 3986 §2.1): every byte except the unreserved characters
 /// `A-Z a-z 0-9 - . _ ~` becomes `%XX`.
+///
+/// A segment `.` or `..` would be a dot segment, which URL resolution removes (RFC 3986 §5.2.4;
+/// the WHATWG URL parser `fetch` uses reads `%2e` as a dot too), sending the request to another
+/// route: `runs/../cancel` is `cancel`. Its dots are written `%252E` instead, so that the request
+/// keeps its route and the server finds no such name (no ACP agent name or run id is one: names
+/// are RFC 1123 labels, run ids UUIDs).
 fn push_segment(url: &mut String, segment: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    if segment == "." || segment == ".." {
+        for _ in 0..segment.len() {
+            url.push_str("%252E");
+        }
+        return;
+    }
     for b in segment.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             url.push(char::from(b));
@@ -272,12 +287,15 @@ pub fn decode_agents(json: &str) -> Result<Vec<AgentManifest>, AcpError> {
 }
 
 /// The error an HTTP error response stands for: [`AcpError::Http`] with the status and the body's
-/// ACP `Error` (`{"code": "not_found", "message": "Run … not found", "data": null}`). A body that is
-/// not an `Error` becomes the message, with code `server_error`.
+/// ACP `Error` (`{"code": "not_found", "message": "Run … not found", "data": null}`; one with an
+/// empty `message` too, if its `code` is not `server_error`). A body that is not an `Error` (a
+/// framework's `{"detail": "Not Found"}`, say) becomes the message, with code `server_error`.
 pub fn decode_error(status: u16, body: &str) -> AcpError {
     let error = agentwire_core::json::from_json_text::<ErrorInfo>(body)
         .ok()
-        .filter(|e| !e.message.is_empty())
+        // Every field of `ErrorInfo` has a default, so any object reads as one: an `Error` says
+        // something in its message or its code.
+        .filter(|e| !e.message.is_empty() || e.code != ServerErrorCode::ServerError)
         .unwrap_or_else(|| ErrorInfo {
             message: body.to_owned(),
             ..ErrorInfo::default()
@@ -297,6 +315,14 @@ mod tests {
         let mut s = String::new();
         push_segment(&mut s, "AZaz09-._~ /?#%é\u{0}");
         assert_eq!(s, "AZaz09-._~%20%2F%3F%23%25%C3%A9%00");
+        // Dot segments keep the route (they were `.` and `..`, which URL resolution removes).
+        let client = AcpClient::new("http://h/acp");
+        assert_eq!(
+            client.cancel_run("..").url,
+            "http://h/acp/runs/%252E%252E/cancel"
+        );
+        assert_eq!(client.read_agent(".").url, "http://h/acp/agents/%252E");
+        assert_eq!(client.read_agent("...").url, "http://h/acp/agents/...");
     }
 
     #[test]

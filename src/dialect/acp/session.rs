@@ -140,6 +140,10 @@ pub struct AcpSession {
     updates: Vec<SessionUpdate>,
     /// Shared with the error's [`SessionUpdate::Issue`] (one error, not a copy).
     violation: Option<Arc<RunError>>,
+    /// Bytes fed so far, every answer's (counted against [`Limits::max_stream_bytes`]).
+    ///
+    /// [`Limits::max_stream_bytes`]: crate::limits::Limits::max_stream_bytes
+    bytes: u64,
 }
 
 impl AcpSession {
@@ -152,6 +156,7 @@ impl AcpSession {
             lifecycle: crate::run::Run::new("", acp_run_schema()),
             updates: Vec::new(),
             violation: None,
+            bytes: 0,
         }
     }
 
@@ -242,11 +247,23 @@ impl AcpSession {
     }
 
     /// Decodes and applies the next chunk of an SSE answer (`POST /runs` or a resume in `stream`
-    /// mode).
+    /// mode). The bytes of every answer count against the options' [`Limits::max_stream_bytes`]:
+    /// past it the stream ends there (`stream-too-large`, the run `incomplete`, as
+    /// [`AcpStream`](super::AcpStream) ends), and later bytes are ignored.
+    ///
+    /// [`Limits::max_stream_bytes`]: crate::limits::Limits::max_stream_bytes
     pub fn feed(&mut self, bytes: &[u8]) {
+        if self.ended_early() {
+            return;
+        }
+        let limit = self.assembler.options().limits.max_stream_bytes;
+        let (bytes, over) = crate::limits::admit_bytes(&mut self.bytes, limit, bytes);
         let mut sse = std::mem::take(&mut self.sse);
         sse.feed_dyn(bytes, &mut |item| self.on_item(item));
         self.sse = sse;
+        if let (true, Some(limit), None) = (over, limit, &self.violation) {
+            self.assembler.stream_too_large(limit);
+        }
     }
 
     /// Ends the current SSE answer: a run that reached neither a terminal status nor `awaiting` is
@@ -262,8 +279,9 @@ impl AcpSession {
         match item {
             SseItem::Event(e) => self.push_data(e.data),
             SseItem::Retry(_) => {}
+            // Nothing is reported once the stream ended early (the event a limit cut, say).
             SseItem::Error(e) => {
-                if self.violation.is_none() {
+                if !self.ended_early() {
                     self.assembler.push_issue(Severity::Warning, e.into());
                 }
             }

@@ -111,7 +111,10 @@ impl ResponseBuilder {
         b
     }
 
-    /// Starts over with a new response id and no messages (sequence numbers continue).
+    /// Starts over with a new response id and no messages (sequence numbers continue). Message
+    /// and content builders of the messages before still emit events, with the next sequence
+    /// numbers, for messages no longer in the response (a message builder's events then hold
+    /// only the message's id and status).
     #[inline]
     pub fn reset(&self) {
         let mut st = lock(&self.state);
@@ -264,7 +267,14 @@ impl MessageBuilder {
         let mut st = lock(&self.state);
         let seq = st.seq();
         let Some(m) = st.message_mut(&self.id) else {
-            return AgentEvent::Message(Message::default());
+            // The response was reset: the message is not in it any more. The event still names
+            // the message and takes its sequence number (no gap in the numbers).
+            return AgentEvent::Message(Message {
+                id: Some(self.id.clone()),
+                status,
+                sequence_number: Some(seq),
+                ..Message::default()
+            });
         };
         if let Some(s) = status {
             m.status = Some(s);

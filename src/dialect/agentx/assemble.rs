@@ -177,7 +177,8 @@ fn index(i: usize) -> u32 {
 ///   does not begin with the low half (or the stream ends).
 /// - Nothing is rejected: malformed packets are skipped and reported with their data; parts of a
 ///   known type with the wrong shape are kept as [`Part::Other`] and reported; odd ids and a changed
-///   role are reported. Every report is a [`Severity::Warning`].
+///   role are reported, as warnings (in lenient mode; a resume's gap and the limits' cuts are
+///   errors, see below).
 /// - [`finish`](Self::finish) ends the stream `complete`; [`finish_interrupted`](Self::finish_interrupted)
 ///   ends it `incomplete` with a [`AgentxError::StreamIncomplete`] error, keeping everything.
 ///   Input after the end is ignored.
@@ -204,7 +205,8 @@ fn index(i: usize) -> u32 {
 ///
 /// Limits ([`AssemblerOptions::limits`]): a text part is cut at the limit and kept; another part
 /// that does not fit is dropped (JSON cannot be cut); a message over `max_parts` drops its later
-/// parts. Each is an `error` issue (`details.messageIndex`, `details.partIndex`), the stream goes
+/// parts. Each is an `error` issue (`details.messageIndex`; `part-too-large` also
+/// `details.partIndex`), the stream goes
 /// on, [`is_cut`](Self::is_cut) tells it and [`body`](Self::body) marks the part `incomplete`.
 /// `stream-too-large` ends the stream `incomplete`.
 #[derive(Debug, Clone, Default)]
@@ -398,7 +400,7 @@ impl Assembler {
         self.status
     }
 
-    /// Packets applied so far (malformed ones not counted).
+    /// Packets applied so far (malformed ones, and those strict mode refused, not counted).
     pub fn packets(&self) -> u64 {
         self.packets
     }
@@ -466,7 +468,6 @@ impl Assembler {
     }
 
     fn apply(&mut self, raw: RawPacket<'_>, data: &str) {
-        self.packets = self.packets.saturating_add(1);
         let RawPacket {
             id,
             role,
@@ -496,6 +497,7 @@ impl Assembler {
         let Some(m) = self.message_for(id.as_ref().map(|i| &*i.0), &role.0, extra) else {
             return; // refused in strict mode
         };
+        self.packets = self.packets.saturating_add(1);
         for (i, mut part) in parts.into_iter().enumerate() {
             let cut = if i == 0 { first_cut } else { cut_of(i, &part) };
             if i == 0 {
@@ -1143,8 +1145,9 @@ impl AgentxStream {
 
     /// The connection closed: ends the stream. If it closed inside an SSE event (bytes after the
     /// last blank line), that is reported ([`SseError::IncompleteEvent`], a warning with what it
-    /// held), the event's data is still applied if it is a whole packet, and the stream ends
-    /// `incomplete` ([`AgentxError::StreamIncomplete`]); otherwise it ends `complete`.
+    /// held, in strict mode too: the transport broke, not the document), the event's data is
+    /// still applied if it is a whole packet, and the stream ends `incomplete`
+    /// ([`AgentxError::StreamIncomplete`]); otherwise it ends `complete`.
     pub fn finish(&mut self) {
         let assembler = &mut self.assembler;
         let mut broke = false;
@@ -1157,11 +1160,19 @@ impl AgentxStream {
                         data, truncated, ..
                     } => {
                         broke = true;
+                        // The transport broke, not the document: a warning in strict mode too.
                         (!*truncated && !data.is_empty()).then(|| data.clone())
                     }
                     _ => None,
                 };
-                assembler.sse_issue(e);
+                match e {
+                    SseError::IncompleteEvent { .. } => {
+                        if assembler.status == StreamStatus::Streaming {
+                            assembler.warn(e.into());
+                        }
+                    }
+                    e => assembler.sse_issue(e),
+                }
                 if let Some(data) = salvage {
                     assembler.push_if_valid(&data);
                 }

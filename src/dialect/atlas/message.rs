@@ -231,7 +231,8 @@ pub struct ToolResult {
 /// `null`), `metadata.type`, when present, is a string or `null`, and no `extra` key names a
 /// known field. In the other direction, JSON → message → JSON keeps every key and value except
 /// what reading fills in (a generated `id`, `"status": "success"`, `"error": null`, `null`
-/// agents) and the order of keys.
+/// agents), what it reads as its type (an integer `timestamp`, a float: `1` is written `1.0`;
+/// `null` `tool_calls` and `tool_results`, empty lists: written `[]`) and the order of keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(
     target_arch = "wasm32",
