@@ -319,11 +319,14 @@ pub(crate) async fn body_text(
     signal: Option<&AbortSignal>,
     stall_ms: u32,
 ) -> Result<String, JsValue> {
-    let failed = |e: &JsValue| match aborted() {
-        true => js_error(&TransportError::Aborted),
-        false => js_error(&TransportError::Network {
-            reason: describe(e),
-        }),
+    let failed = |e: &JsValue| {
+        if aborted() {
+            js_error(&TransportError::Aborted)
+        } else {
+            js_error(&TransportError::Network {
+                reason: describe(e),
+            })
+        }
     };
     let reader = match reader_of(response) {
         Ok(Some(reader)) => BodyReader::new(reader, signal),

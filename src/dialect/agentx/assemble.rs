@@ -1155,23 +1155,18 @@ impl AgentxStream {
             SseItem::Event(e) => assembler.push_sse_event(&e),
             SseItem::Retry(_) => {}
             SseItem::Error(e) => {
-                let salvage = match &e {
-                    SseError::IncompleteEvent {
-                        data, truncated, ..
-                    } => {
-                        broke = true;
-                        // The transport broke, not the document: a warning in strict mode too.
-                        (!*truncated && !data.is_empty()).then(|| data.clone())
-                    }
-                    _ => None,
+                let SseError::IncompleteEvent {
+                    data, truncated, ..
+                } = &e
+                else {
+                    assembler.sse_issue(e);
+                    return;
                 };
-                match e {
-                    SseError::IncompleteEvent { .. } => {
-                        if assembler.status == StreamStatus::Streaming {
-                            assembler.warn(e.into());
-                        }
-                    }
-                    e => assembler.sse_issue(e),
+                broke = true;
+                let salvage = (!*truncated && !data.is_empty()).then(|| data.clone());
+                // The transport broke, not the document: a warning in strict mode too.
+                if assembler.status == StreamStatus::Streaming {
+                    assembler.warn(e.into());
                 }
                 if let Some(data) = salvage {
                     assembler.push_if_valid(&data);
