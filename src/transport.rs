@@ -14,7 +14,8 @@ pub enum TransportError {
     HttpStatus {
         /// The HTTP status code.
         status: u16,
-        /// The response body as text (truncated to 64 KiB).
+        /// The response body as text (truncated to 64 KiB; in the wasm clients, what came before
+        /// the stall timeout passed without a byte, if the body stopped).
         body: String,
     },
     /// The server answered 2xx but not with `text/event-stream`.
@@ -22,7 +23,7 @@ pub enum TransportError {
     NotEventStream {
         /// The `Content-Type` header received (`""` if none).
         content_type: String,
-        /// The response body as text (truncated to 64 KiB).
+        /// The response body as text (truncated to 64 KiB; read as for `HttpStatus`).
         body: String,
     },
     /// The connection failed or broke (the network, not the user, ended it).

@@ -199,13 +199,15 @@ fn is_aborted(signal: Option<&AbortSignal>) -> bool {
 }
 
 impl Transport {
-    /// Sends `req`, waiting at most `stall_ms` for the answer's head (0: no limit); a non-2xx
-    /// answer is an `http-error` with the body's ACP error.
+    /// Sends `req`, waiting at most `head_ms` for the answer's head (0: no limit); a non-2xx
+    /// answer is an `http-error` with the body's ACP error (the body read for at most `body_ms`
+    /// without a byte, see [`error_body`]).
     async fn send(
         &self,
         req: &HttpRequest,
         signal: Option<&AbortSignal>,
-        stall_ms: u32,
+        head_ms: u32,
+        body_ms: u32,
     ) -> Result<Response, JsValue> {
         let (controller, linked) = request_signal(signal)?;
         let own: Vec<(&str, &str)> = req
@@ -223,10 +225,10 @@ impl Transport {
             Some(&linked),
         )?;
         let aborted = || is_aborted(signal);
-        let timeout = Some((stall_ms, &controller));
+        let timeout = Some((head_ms, &controller));
         let response = send(self.fetch.as_ref(), &request, &aborted, timeout).await?;
         if !is_ok(&response) {
-            let body = error_body(&response, &aborted, Some(&linked)).await?;
+            let body = error_body(&response, &aborted, Some(&linked), body_ms).await?;
             return Err(js_error(&decode_error(status_of(&response), &body)));
         }
         Ok(response)
@@ -251,7 +253,7 @@ impl Transport {
         signal: Option<&AbortSignal>,
         stall_ms: u32,
     ) -> Result<String, JsValue> {
-        let response = self.send(req, signal, stall_ms).await?;
+        let response = self.send(req, signal, stall_ms, stall_ms).await?;
         self.text(&response, signal, stall_ms).await
     }
 }
@@ -812,14 +814,14 @@ impl Shared {
     /// POSTs a run or a resume and reads the answer as the mode says.
     async fn post(self: Rc<Self>, request: HttpRequest) -> Result<(), JsValue> {
         self.deliver()?;
-        // A `sync` run's answer comes when the run stops: its wait is not a stall.
-        let stall_ms = match self.mode {
+        // A `sync` run's answer comes when the run stops: the wait for its head is not a stall.
+        let head_ms = match self.mode {
             RunMode::Sync => 0,
             _ => self.stall_ms,
         };
         let response = self
             .transport
-            .send(&request, self.signal(), stall_ms)
+            .send(&request, self.signal(), head_ms, self.stall_ms)
             .await?;
         if let Some(id) = header_of(&response, "run-id") {
             self.note_run_id(&id);
@@ -851,7 +853,8 @@ impl Shared {
     /// Reads a `text/event-stream` answer until the run awaits the client or reaches a terminal
     /// status (the request is then closed, whether or not the server closes it), or to its end.
     async fn read_stream(&self, response: Response) -> Result<(), JsValue> {
-        let reader = event_stream_reader(&response, &|| self.aborted(), self.signal()).await?;
+        let aborted = || self.aborted();
+        let reader = event_stream_reader(&response, &aborted, self.signal(), self.stall_ms).await?;
         let ends = self.session.borrow().assembler().ends();
         let mut buf = Vec::new();
         loop {

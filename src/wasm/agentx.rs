@@ -460,10 +460,10 @@ impl Call {
         if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
                 status: status_of(&response),
-                body: error_body(&response, &aborted, Some(&signal)).await?,
+                body: error_body(&response, &aborted, Some(&signal), self.stall_ms).await?,
             }));
         }
-        event_stream_reader(&response, &aborted, Some(&signal)).await
+        event_stream_reader(&response, &aborted, Some(&signal), self.stall_ms).await
     }
 
     /// Hands the pending updates to the sink (the decoder is not borrowed while the sink runs, so

@@ -430,11 +430,11 @@ impl Call {
         if !is_ok(&response) {
             return Err(js_error(&TransportError::HttpStatus {
                 status: status_of(&response),
-                body: error_body(&response, &aborted, Some(&signal)).await?,
+                body: error_body(&response, &aborted, Some(&signal), self.stall_ms).await?,
             }));
         }
         Ok(Connection {
-            reader: event_stream_reader(&response, &aborted, Some(&signal)).await?,
+            reader: event_stream_reader(&response, &aborted, Some(&signal), self.stall_ms).await?,
             controller,
         })
     }

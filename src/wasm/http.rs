@@ -286,7 +286,7 @@ pub(crate) async fn within(promise: Promise, ms: u32) -> Result<Option<JsValue>,
 }
 
 /// The body of an answer that is not the expected one, for an error's `details.body`: its
-/// first 64 KiB as text (see [`text_of`]).
+/// first 64 KiB as text, or what came before `stall_ms` passed without a byte (see [`text_of`]).
 ///
 /// # Errors
 /// `aborted` if `aborted()` says the user's signal fired meanwhile (the answer's error would
@@ -295,8 +295,9 @@ pub(crate) async fn error_body(
     response: &Response,
     aborted: &dyn Fn() -> bool,
     signal: Option<&AbortSignal>,
+    stall_ms: u32,
 ) -> Result<String, JsValue> {
-    let body = text_of(response, signal).await;
+    let body = text_of(response, signal, stall_ms).await;
     if aborted() {
         return Err(js_error(&TransportError::Aborted));
     }
@@ -404,20 +405,21 @@ impl Drop for BodyReader {
 /// parameters ignored), cancelled when `signal` fires (see [`BodyReader`]).
 ///
 /// # Errors
-/// `not-event-stream` with the content type and the body (its first 64 KiB) for any other
-/// answer, or one without a body; `aborted` if `aborted()` says the user's signal fired while
-/// that body was read.
+/// `not-event-stream` with the content type and the body (its first 64 KiB, or what came before
+/// `stall_ms` passed without a byte) for any other answer, or one without a body; `aborted` if
+/// `aborted()` says the user's signal fired while that body was read.
 pub(crate) async fn event_stream_reader(
     response: &Response,
     aborted: &dyn Fn() -> bool,
     signal: Option<&AbortSignal>,
+    stall_ms: u32,
 ) -> Result<BodyReader, JsValue> {
     let ct = content_type(response);
     let media = ct.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("text/event-stream") {
         return Err(js_error(&TransportError::NotEventStream {
             content_type: ct,
-            body: error_body(response, aborted, signal).await?,
+            body: error_body(response, aborted, signal, stall_ms).await?,
         }));
     }
     match reader_of(response) {
@@ -540,8 +542,10 @@ pub(crate) fn content_type(r: &Response) -> String {
 /// The response body's first 64 KiB as text (UTF-8, bad sequences replaced, cut at a character
 /// boundary), or `""` if it cannot be read. Only that much is read: the rest is cancelled, so that
 /// an error answer with an endless body neither holds the request nor fills memory. When `signal`
-/// fires, the read ends with what came.
-pub(crate) async fn text_of(r: &Response, signal: Option<&AbortSignal>) -> String {
+/// fires, or no byte comes for `stall_ms` milliseconds (0: no limit; the rest is then cancelled),
+/// the read ends with what came: an error answer whose body stops does not hold the request
+/// either.
+pub(crate) async fn text_of(r: &Response, signal: Option<&AbortSignal>, stall_ms: u32) -> String {
     /// Bytes read: the 64 KiB kept and a character's worth more (a cut sequence past the cut).
     const READ: usize = 64 * 1024 + 4;
     let Ok(Some(reader)) = reader_of(r) else {
@@ -555,8 +559,13 @@ pub(crate) async fn text_of(r: &Response, signal: Option<&AbortSignal>) -> Strin
             cancel_quietly(&reader);
             break;
         }
-        let Ok(chunk) = JsFuture::from(read_from(&reader)).await else {
-            break;
+        let chunk = match within(read_from(&reader), stall_ms).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => {
+                cancel_quietly(&reader);
+                break;
+            }
+            Err(_) => break,
         };
         match read_chunk(&chunk) {
             Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),

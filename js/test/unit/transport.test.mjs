@@ -29,6 +29,15 @@ const routes = {
   // An error status (or another content type) with a body that never ends, 16 KiB every 5 ms.
   "/endless-500": (req, res) => endless(res, 500, "text/plain"),
   "/endless-ndjson": (req, res) => endless(res, 200, "application/x-ndjson"),
+  // An error status (or another content type) whose body begins, then stops.
+  "/stalled-500": (req, res) => {
+    res.writeHead(500, { "content-type": "text/plain" });
+    res.write("the server broke");
+  },
+  "/stalled-html": (req, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.write("<html>a proxy's page");
+  },
   // The response's first event, then silence.
   "/first-then-silence": (req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -169,6 +178,30 @@ test("an error answer with an endless body: its first 64 KiB are kept and the re
     }
   }
   await eventually(() => closed.filter((c) => c.includes("/endless-")).length === 5, 2000, "every request closed");
+});
+
+test("an error answer whose body stops: what came is kept and the request closed after stallTimeoutMs, in every client", async () => {
+  // Before, the body was awaited without a limit: the stream, chat or run never settled.
+  const options = { stallTimeoutMs: 200 };
+  const clients = {
+    "agent-api": (endpoint) => new AgentClient({ baseUrl, endpoint }).stream(request(), {}, options).response,
+    agentx: (endpoint) => new AgentxClient({ baseUrl, endpoint: `/agentx${endpoint}` }).chat([agentxUserMessage("x")], {}, options).messages,
+    acp: (endpoint) => new AcpClient({ baseUrl: `${baseUrl}/acp${endpoint}` }).run("a", "x", options).run,
+  };
+  for (const [name, open] of Object.entries(clients)) {
+    for (const [endpoint, code, body] of [
+      ["/stalled-500", name === "acp" ? "http-error" : "http-status", "the server broke"],
+      ["/stalled-html", "not-event-stream", "<html>a proxy's page"],
+    ]) {
+      if (name === "acp" && endpoint === "/stalled-html") continue; // as above
+      const settled = await within(open(endpoint), 3000);
+      assert.ok(settled.error instanceof ProtocolError, `${name} ${endpoint}: ${JSON.stringify(settled)}`);
+      assert.equal(settled.error.code, code, `${name} ${endpoint}`);
+      const kept = code === "http-error" ? settled.error.details.error.message : settled.error.details.body;
+      assert.equal(kept, body, `${name} ${endpoint}`);
+    }
+  }
+  await eventually(() => closed.filter((c) => c.includes("/stalled-")).length === 5, 2000, "every request closed");
 });
 
 test("an abort while an error answer's body is read rejects with aborted", async () => {
