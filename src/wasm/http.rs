@@ -342,28 +342,20 @@ pub(crate) async fn body_text(
         }
         Err(e) => return Err(failed(&e)),
     };
-    let mut bytes = Vec::new();
-    loop {
-        let chunk = match within(read_from(&reader), stall_ms).await {
-            // The user's abort wins over a timer that fired in the same instant.
-            _ if aborted() => return Err(js_error(&TransportError::Aborted)),
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => {
-                cancel_quietly(&reader);
-                return Err(js_error(&TransportError::Stalled {
-                    timeout_ms: stall_ms,
-                }));
-            }
-            Err(e) => return Err(failed(&e)),
-        };
-        match read_chunk(&chunk) {
-            Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
-            Chunk::NotBytes(failure) => {
-                cancel_quietly(&reader);
-                return Err(js_error(&failure));
-            }
-            Chunk::End => break,
+    let (bytes, end) = read_body(&reader, stall_ms, usize::MAX).await;
+    // The user's abort wins over a timer that fired in the same instant.
+    if aborted() {
+        return Err(js_error(&TransportError::Aborted));
+    }
+    match end {
+        BodyEnd::Done | BodyEnd::Capped => {}
+        BodyEnd::Stalled => {
+            return Err(js_error(&TransportError::Stalled {
+                timeout_ms: stall_ms,
+            }))
         }
+        BodyEnd::Failed(e) => return Err(failed(&e)),
+        BodyEnd::NotBytes(failure) => return Err(js_error(&failure)),
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     Ok(String::from_utf8_lossy(text).into_owned())
@@ -539,6 +531,50 @@ pub(crate) fn content_type(r: &Response) -> String {
     header_of(r, "content-type").unwrap_or_default()
 }
 
+/// How [`read_body`] ended.
+enum BodyEnd {
+    /// The body ended.
+    Done,
+    /// The bytes wanted were read; the rest was cancelled.
+    Capped,
+    /// No byte came within the stall timeout; the rest was cancelled.
+    Stalled,
+    /// A read failed (with what it rejected with).
+    Failed(JsValue),
+    /// A chunk was not bytes (see [`Chunk::NotBytes`]); the rest was cancelled.
+    NotBytes(TransportError),
+}
+
+/// Reads `reader` until its body ends, `cap` bytes or more were read, no byte came for
+/// `stall_ms` milliseconds (0: no limit), a read failed or a chunk was not bytes: what came, and
+/// which of these ended it. The rest of a body not read to its end is cancelled.
+async fn read_body(reader: &BodyReader, stall_ms: u32, cap: usize) -> (Vec<u8>, BodyEnd) {
+    let mut bytes = Vec::new();
+    loop {
+        if bytes.len() >= cap {
+            cancel_quietly(reader);
+            return (bytes, BodyEnd::Capped);
+        }
+        let chunk = match within(read_from(reader), stall_ms).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => {
+                cancel_quietly(reader);
+                return (bytes, BodyEnd::Stalled);
+            }
+            // Nothing left to release after a failed read.
+            Err(e) => return (bytes, BodyEnd::Failed(e)),
+        };
+        match read_chunk(&chunk) {
+            Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
+            Chunk::NotBytes(failure) => {
+                cancel_quietly(reader);
+                return (bytes, BodyEnd::NotBytes(failure));
+            }
+            Chunk::End => return (bytes, BodyEnd::Done),
+        }
+    }
+}
+
 /// The response body's first 64 KiB as text (UTF-8, bad sequences replaced, cut at a character
 /// boundary), or `""` if it cannot be read. Only that much is read: the rest is cancelled, so that
 /// an error answer with an endless body neither holds the request nor fills memory. When `signal`
@@ -552,31 +588,9 @@ pub(crate) async fn text_of(r: &Response, signal: Option<&AbortSignal>, stall_ms
         return String::new();
     };
     let reader = BodyReader::new(reader, signal);
-    let mut bytes = Vec::new();
-    loop {
-        if bytes.len() >= READ {
-            // The rest is not wanted. (Not after a failed read: there is nothing left to release.)
-            cancel_quietly(&reader);
-            break;
-        }
-        let chunk = match within(read_from(&reader), stall_ms).await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => {
-                cancel_quietly(&reader);
-                break;
-            }
-            Err(_) => break,
-        };
-        match read_chunk(&chunk) {
-            Chunk::Bytes(b) => bytes.extend_from_slice(&b.to_vec()),
-            // What is not bytes ends the body read here too: the error is about its status.
-            Chunk::NotBytes(_) => {
-                cancel_quietly(&reader);
-                break;
-            }
-            Chunk::End => break,
-        }
-    }
+    // However it ends (a failure, a chunk that is not bytes), what came is the body: the error is
+    // about the answer's status or type.
+    let (bytes, _) = read_body(&reader, stall_ms, READ).await;
     truncate_body(String::from_utf8_lossy(&bytes).into_owned())
 }
 
