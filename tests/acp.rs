@@ -981,6 +981,18 @@ fn error_responses_decode_to_typed_errors() {
         "invalid-event"
     );
     assert_eq!(decode_run("{").unwrap_err().code(), "invalid-json");
+    // A body without a run id is not a run (every other field has a default).
+    for body in [
+        "{}",
+        r#"{"accepted":true}"#,
+        r#"{"run_id":"","status":"completed"}"#,
+    ] {
+        assert_eq!(
+            decode_run(body).unwrap_err().code(),
+            "invalid-event",
+            "{body}"
+        );
+    }
     assert_eq!(
         decode_events("{\"events\":[{\"type\":\"run.created\"}]}")
             .unwrap_err()

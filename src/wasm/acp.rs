@@ -134,7 +134,9 @@ pub struct AcpRunConfig {
     /// Largest SSE event, in bytes (default 16 MiB); a larger one is skipped with a warning.
     #[tsify(optional)]
     pub max_event_size: Option<usize>,
-    /// Limits on messages, parts, JSON depth and stream bytes.
+    /// Limits on messages, parts, JSON depth and stream bytes (in `sync` and `async` runs,
+    /// `maxStreamBytes` bounds each JSON answer: a larger one fails the run with
+    /// `stream-too-large`, `details.limit`).
     #[tsify(optional)]
     pub limits: Option<crate::limits::Limits>,
     /// Check the input before sending (default `true`): each message's role against the
@@ -234,28 +236,35 @@ impl Transport {
         Ok(response)
     }
 
-    /// The whole body of `response` as text, each read waiting at most `stall_ms` for more bytes
-    /// (see [`body_text`]).
+    /// The whole body of `response` as text, each read waiting at most `stall_ms` for more bytes,
+    /// at most `limit` bytes (see [`body_text`]).
     async fn text(
         &self,
         response: &Response,
         signal: Option<&AbortSignal>,
         stall_ms: u32,
+        limit: Option<u64>,
     ) -> Result<String, JsValue> {
-        body_text(response, &|| is_aborted(signal), signal, stall_ms).await
+        body_text(response, &|| is_aborted(signal), signal, stall_ms, limit).await
     }
 
     /// Sends `req` and reads the answer's body (its head, and each read of its body, awaited at
-    /// most `stall_ms`).
+    /// most `stall_ms`; at most `limit` bytes).
     async fn body(
         &self,
         req: &HttpRequest,
         signal: Option<&AbortSignal>,
         stall_ms: u32,
+        limit: Option<u64>,
     ) -> Result<String, JsValue> {
         let response = self.send(req, signal, stall_ms, stall_ms).await?;
-        self.text(&response, signal, stall_ms).await
+        self.text(&response, signal, stall_ms, limit).await
     }
+}
+
+/// Whether a run with `status` has stopped: it ended, or it awaits the client.
+fn stopped(status: &RunStatus) -> bool {
+    status.is_terminal() || *status == RunStatus::Awaiting
 }
 
 fn acp_err(e: &AcpError) -> JsValue {
@@ -347,6 +356,7 @@ impl JsAcpClient {
                     &transport.client.list_agents(),
                     None,
                     DEFAULT_STALL_TIMEOUT_MS,
+                    None,
                 )
                 .await?;
             let agents = decode_agents(&text).map_err(|e| acp_err(&e))?;
@@ -369,7 +379,7 @@ impl JsAcpClient {
         let request = transport.client.read_agent(name);
         promise(async move {
             let text = transport
-                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS, None)
                 .await?;
             let agent: AgentManifest = agentwire_core::json::from_json_text(&text)
                 .map_err(|e| acp_err(&AcpError::from_json(e, &text)))?;
@@ -396,7 +406,7 @@ impl JsAcpClient {
         let request = transport.client.read_run(run_id);
         promise(async move {
             let text = transport
-                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS, None)
                 .await?;
             to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
         })
@@ -412,7 +422,7 @@ impl JsAcpClient {
         let request = transport.client.run_events(run_id);
         promise(async move {
             let text = transport
-                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS)
+                .body(&request, None, DEFAULT_STALL_TIMEOUT_MS, None)
                 .await?;
             to_js(&decode_events(&text).map_err(|e| acp_err(&e))?)
         })
@@ -592,6 +602,17 @@ struct Shared {
 impl Shared {
     fn signal(&self) -> Option<&AbortSignal> {
         self.signal.as_ref()
+    }
+
+    /// The most bytes of one JSON answer of the run (`sync`, `async` and the polls): the limits'
+    /// `maxStreamBytes`, if set.
+    fn json_limit(&self) -> Option<u64> {
+        self.session
+            .borrow()
+            .assembler()
+            .options()
+            .limits
+            .max_stream_bytes
     }
 
     fn aborted(&self) -> bool {
@@ -831,17 +852,25 @@ impl Shared {
             RunMode::Sync => {
                 let text = self
                     .transport
-                    .text(&response, self.signal(), self.stall_ms)
+                    .text(&response, self.signal(), self.stall_ms, self.json_limit())
                     .await?;
                 let run = decode_run(&text).map_err(|e| acp_err(&e))?;
+                self.note_run_id(&run.run_id);
+                let stopped = stopped(&run.status);
                 self.session.borrow_mut().push_run(run);
                 self.deliver()?;
-                self.check_violation()
+                self.check_violation()?;
+                if stopped {
+                    return Ok(());
+                }
+                // A `sync` answer should come when the run stops; one that did not (a proxy's
+                // timeout, a server's early answer) is followed until it does.
+                self.poll_run().await
             }
             _ => {
                 let text = self
                     .transport
-                    .text(&response, self.signal(), self.stall_ms)
+                    .text(&response, self.signal(), self.stall_ms, self.json_limit())
                     .await?;
                 let run = decode_run(&text).map_err(|e| acp_err(&e))?;
                 self.note_run_id(&run.run_id);
@@ -939,7 +968,7 @@ impl Shared {
         loop {
             let text = self
                 .transport
-                .body(&request, self.signal(), self.stall_ms)
+                .body(&request, self.signal(), self.stall_ms, self.json_limit())
                 .await?;
             let events = decode_events(&text).map_err(|e| acp_err(&e))?;
             let seen = self.events_seen.get();
@@ -963,17 +992,18 @@ impl Shared {
         }
     }
 
-    /// Polls `GET /runs/{run_id}` until the run reaches a terminal status, and takes that run.
+    /// Polls `GET /runs/{run_id}` until the run stops (a terminal status, or awaiting the client),
+    /// and takes that run.
     async fn poll_run(&self) -> Result<(), JsValue> {
         let id = self.run_id().await?;
         let request = self.transport.client.read_run(&id);
         loop {
             let text = self
                 .transport
-                .body(&request, self.signal(), self.stall_ms)
+                .body(&request, self.signal(), self.stall_ms, self.json_limit())
                 .await?;
             let run = decode_run(&text).map_err(|e| acp_err(&e))?;
-            if run.status.is_terminal() {
+            if stopped(&run.status) {
                 self.session.borrow_mut().push_run(run);
                 self.deliver()?;
                 return self.check_violation();
@@ -1155,7 +1185,7 @@ impl JsAcpRunCall {
         Ok(promise(async move {
             let id = s.run_id().await?;
             let request = s.transport.client.cancel_run(&id);
-            let text = s.transport.body(&request, None, s.stall_ms).await?;
+            let text = s.transport.body(&request, None, s.stall_ms, None).await?;
             to_js(&decode_run(&text).map_err(|e| acp_err(&e))?)
         }))
     }

@@ -307,18 +307,20 @@ pub(crate) async fn error_body(
 /// The whole body of a JSON answer as text, as `Response.text()` decodes it (UTF-8, bad sequences
 /// replaced, a leading byte order mark dropped), each read waiting at most `stall_ms` milliseconds
 /// for more bytes (0: no limit): a server that sends the head and then stops leaves no wait for
-/// ever. An answer without a body stream (a mock with only `text()`) is read by its `text()`, whose
-/// wait ends only at the abort.
+/// ever. At most `limit` bytes are read, if it is given. An answer without a body stream (a mock
+/// with only `text()`) is read by its `text()`, whose wait ends only at the abort.
 ///
 /// # Errors
 /// `aborted` if `aborted()` says the user's signal fired meanwhile; `stalled`
-/// (`details.timeoutMs`) when no byte came for `stall_ms` (the body is then cancelled);
+/// (`details.timeoutMs`) when no byte came for `stall_ms`, `stream-too-large`
+/// (`details.limit`) for a body over `limit` bytes (the body is then cancelled);
 /// `network-error` if the body failed or gave a chunk that is not bytes.
 pub(crate) async fn body_text(
     response: &Response,
     aborted: &dyn Fn() -> bool,
     signal: Option<&AbortSignal>,
     stall_ms: u32,
+    limit: Option<u64>,
 ) -> Result<String, JsValue> {
     let failed = |e: &JsValue| {
         if aborted() {
@@ -342,20 +344,29 @@ pub(crate) async fn body_text(
         }
         Err(e) => return Err(failed(&e)),
     };
-    let (bytes, end) = read_body(&reader, stall_ms, usize::MAX).await;
+    // One byte past the limit tells a body over it.
+    let cap = limit.map_or(usize::MAX, |l| {
+        usize::try_from(l).map_or(usize::MAX, |l| l.saturating_add(1))
+    });
+    let (bytes, end) = read_body(&reader, stall_ms, cap).await;
     // The user's abort wins over a timer that fired in the same instant.
     if aborted() {
         return Err(js_error(&TransportError::Aborted));
     }
-    match end {
-        BodyEnd::Done | BodyEnd::Capped => {}
-        BodyEnd::Stalled => {
+    match (end, limit) {
+        (BodyEnd::Capped, Some(limit)) => {
+            return Err(js_error(&crate::limits::LimitError::StreamTooLarge {
+                limit,
+            }))
+        }
+        (BodyEnd::Done | BodyEnd::Capped, _) => {}
+        (BodyEnd::Stalled, _) => {
             return Err(js_error(&TransportError::Stalled {
                 timeout_ms: stall_ms,
             }))
         }
-        BodyEnd::Failed(e) => return Err(failed(&e)),
-        BodyEnd::NotBytes(failure) => return Err(js_error(&failure)),
+        (BodyEnd::Failed(e), _) => return Err(failed(&e)),
+        (BodyEnd::NotBytes(failure), _) => return Err(js_error(&failure)),
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     Ok(String::from_utf8_lossy(text).into_owned())

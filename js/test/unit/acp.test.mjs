@@ -257,6 +257,33 @@ test("a JSON answer is read in chunks: a stalled body fails the run `stalled`, a
   }
 });
 
+test("a sync answer of a run that has not stopped is followed until it stops; an answer without a run id is invalid-event", async () => {
+  const final = json("run-sync.json");
+  const runId = final.run_id;
+  const inProgress = { ...final, status: "in-progress", output: [], finished_at: null };
+  const fetch = scripted({
+    "POST /runs": { body: JSON.stringify(inProgress) },
+    [`GET /runs/${runId}`]: [{ body: JSON.stringify(inProgress) }, { body: JSON.stringify(final) }],
+  });
+  const handle = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", { mode: "sync", pollInterval: 5 });
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the run was not followed")), 3000)));
+  const run = await Promise.race([handle.run, late]).finally(() => clearTimeout(timer));
+  assert.deepEqual(run, joined(final));
+  assert.deepEqual(fetch.requests.map((r) => r.key), ["POST /runs", `GET /runs/${runId}`, `GET /runs/${runId}`]);
+  // `{}` (sync) and a gateway's 202 without a run (async) are not runs: before, `run` waited for ever.
+  for (const [mode, status] of [["sync", 200], ["async", 202]]) {
+    const client = new AcpClient({ baseUrl: BASE, fetch: scripted({ "POST /runs": { status, body: mode === "sync" ? "{}" : '{"accepted":true}' } }) });
+    const h = client.run("echo", "hello world", { mode, pollInterval: 5 });
+    let t;
+    const slow = new Promise((_, reject) => (t = setTimeout(() => reject(new Error(`${mode}: run never settled`)), 3000)));
+    const error = await Promise.race([h.run.then(() => assert.fail("resolved"), (e) => e), slow]).finally(() => clearTimeout(t));
+    assert.equal(error.code, "invalid-event", mode);
+    assert.match(error.message, /no `run_id`/, mode);
+    assert.equal((await h.stopped()).status, "created", `${mode}: stopped() settles`);
+  }
+});
+
 test("an async run is polled until it ends, applying only the new events", async () => {
   const all = json("run-async-events.json").events;
   const half = Math.floor(all.length / 2);
@@ -429,6 +456,34 @@ test("limits.maxStreamBytes ends a run's stream where it falls: stream-too-large
   assert.equal(error.details.lastStatus, "created", "only the first event applied");
   assert.ok(errors.includes("stream-too-large"), `${errors}`);
   assert.equal(fetch.requests[0].cancelled, true);
+});
+
+test("limits.maxStreamBytes bounds each JSON answer of sync and async runs: stream-too-large, the body cancelled", async () => {
+  const body = fixture("run-sync.json");
+  const created = json("run-async-events.json").events[0].run;
+  const events = JSON.stringify(json("run-async-events.json"));
+  const cases = {
+    sync: [{ "POST /runs": { body, open: true } }, body.length],
+    async: [{ "POST /runs": { status: 202, body: JSON.stringify(created) }, [`GET /runs/${created.run_id}/events`]: { body: events, open: true } }, events.length],
+  };
+  for (const [mode, [routes, size]] of Object.entries(cases)) {
+    // At the answer's size it is read; one byte less fails.
+    for (const limit of [size, size - 1]) {
+      const fetch = scripted(routes);
+      const h = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", { mode, pollInterval: 5, stallTimeoutMs: limit === size ? 200 : 60_000, limits: { maxStreamBytes: limit } });
+      let timer;
+      const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${mode} ${limit}: never settled`)), 3000)));
+      const error = await Promise.race([h.run.then(() => null, (e) => e), late]).finally(() => clearTimeout(timer));
+      if (limit === size) {
+        // Read whole: the open body then stalls (the limit did not cut it).
+        assert.equal(error?.code, "stalled", `${mode} ${limit}`);
+      } else {
+        assert.equal(error?.code, "stream-too-large", `${mode} ${limit}`);
+        assert.equal(error.details.limit, limit);
+        assert.equal(fetch.requests.at(-1).cancelled, true, `${mode}: the body is cancelled`);
+      }
+    }
+  }
 });
 
 test("inbound check: a strict run fails at an event its lifecycle does not allow, a lenient one warns", async () => {

@@ -257,9 +257,19 @@ fn from_tree<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, AcpError> 
 /// `GET /runs/{run_id}` and of a cancel.
 ///
 /// # Errors
-/// [`AcpError::InvalidJson`] or [`AcpError::InvalidEvent`] (wrong shape), keeping the body.
+/// [`AcpError::InvalidJson`] or [`AcpError::InvalidEvent`] (wrong shape), keeping the body. A
+/// body without a `run_id` is one of the wrong shape: every other field of a run has a default,
+/// so `{}`, or a gateway's `{"accepted": true}`, would read as a run of no id (acp-sdk's runs
+/// always have one).
 pub fn decode_run(json: &str) -> Result<Run, AcpError> {
-    from_tree(json)
+    let run: Run = from_tree(json)?;
+    if run.run_id.is_empty() {
+        return Err(AcpError::InvalidEvent {
+            reason: "the answer is not a run: it has no `run_id`".to_owned(),
+            data: json.to_owned(),
+        });
+    }
+    Ok(run)
 }
 
 /// Decodes the body of `GET /runs/{run_id}/events` (`{"events": […]}`). Replay the events through
