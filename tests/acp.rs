@@ -952,6 +952,58 @@ fn requests_round_trip_and_the_client_builds_every_route() {
 }
 
 #[test]
+fn a_run_event_of_another_run_is_reported() {
+    // As the Agent API's `response-id-changed`: a warning (the new id taken), or in strict mode an
+    // error that refuses the event and ends the stream.
+    let event = |id: &str, ty: &str, status: &str| {
+        format!(
+            r#"data: {{"type":"{ty}","run":{{"run_id":"{id}","agent_name":"a","status":"{status}"}}}}"#
+        ) + "\n\n"
+    };
+    let sse = [
+        event("r1", "run.created", "created"),
+        event("r1", "run.in-progress", "in-progress"),
+        event("r2", "run.completed", "completed"),
+    ]
+    .concat();
+    for strict in [false, true] {
+        let mut stream = AcpStream::new(AcpOptions {
+            strict,
+            ..AcpOptions::default()
+        });
+        stream.feed(sse.as_bytes());
+        stream.finish();
+        let issues: Vec<(Severity, String, serde_json::Value)> = stream
+            .drain_updates()
+            .into_iter()
+            .filter_map(|u| match u {
+                Update::Issue {
+                    severity,
+                    code,
+                    details,
+                    ..
+                } => Some((severity, code, details)),
+                _ => None,
+            })
+            .collect();
+        let changed = issues
+            .iter()
+            .find(|(_, code, _)| code == "run-id-changed")
+            .expect("reported");
+        assert_eq!(changed.2, serde_json::json!({"runId": "r1", "got": "r2"}));
+        if strict {
+            assert_eq!(changed.0, Severity::Error);
+            assert_eq!(stream.run().run_id, "r1", "the event refused");
+            assert_eq!(stream.run().status, RunStatus::Incomplete);
+        } else {
+            assert_eq!(changed.0, Severity::Warning);
+            assert_eq!(stream.run().run_id, "r2");
+            assert_eq!(stream.run().status, RunStatus::Completed);
+        }
+    }
+}
+
+#[test]
 fn error_responses_decode_to_typed_errors() {
     // Bodies captured from acp-sdk 1.0.3.
     let e = decode_error(

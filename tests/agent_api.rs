@@ -825,6 +825,53 @@ fn generate_streaming_response_emits_exactly_the_protocols_sequence() {
 }
 
 #[test]
+fn a_response_event_of_another_response_is_reported() {
+    // A stream that turns into another response mid-way (a proxy, a resume that reached another
+    // response) was merged into one without a word, even in strict mode.
+    let event = |id: &str, status: &str| {
+        format!(r#"data: {{"object":"response","id":"{id}","status":"{status}"}}"#) + "\n\n"
+    };
+    let sse = [
+        event("resp_1", "created"),
+        event("resp_1", "in_progress"),
+        event("resp_2", "completed"),
+    ]
+    .concat();
+    for strict in [false, true] {
+        let mut stream = AgentStream::new(AssemblerOptions {
+            strict,
+            ..AssemblerOptions::default()
+        });
+        stream.feed(sse.as_bytes());
+        stream.finish();
+        let updates = stream.drain_updates();
+        let issue = updates
+            .iter()
+            .find_map(|u| match u {
+                StreamUpdate::Issue {
+                    code,
+                    severity,
+                    details,
+                    ..
+                } if code == "response-id-changed" => Some((*severity, details.clone())),
+                _ => None,
+            })
+            .expect("reported");
+        assert_eq!(issue.1, json!({"id": "resp_1", "got": "resp_2"}));
+        let response = stream.response();
+        if strict {
+            assert_eq!(issue.0, Severity::Error);
+            assert_eq!(response.id.as_deref(), Some("resp_1"), "the event refused");
+            assert_eq!(response.status, RunStatus::Incomplete);
+        } else {
+            assert_eq!(issue.0, Severity::Warning);
+            assert_eq!(response.id.as_deref(), Some("resp_2"));
+            assert_eq!(response.status, RunStatus::Completed);
+        }
+    }
+}
+
+#[test]
 fn builders_of_a_response_that_was_reset_number_their_events_on() {
     // A message builder from before `reset` still names its message and takes the next sequence
     // number (its event had neither: a gap in the numbers, a message without an id).

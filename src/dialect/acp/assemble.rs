@@ -233,6 +233,7 @@ impl Pending {
 /// | any event after `run.completed`, `run.failed`, `run.cancelled` or `error` | `out-of-order` (`event-after-end`) | applied, warning | refused, error, ends |
 /// | a message the server sent whole that differs from the stream | `message-mismatch` | the server's version taken, warning | the same, error, ends after the event |
 /// | a streamed message missing from the final `output` | `message-missing-from-output` | kept, warning | kept, error, ends after the event |
+/// | a `run.*` event whose `run_id` is not the stream's | `run-id-changed` | applied (the new id taken), warning | refused, error, ends |
 /// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
 /// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
 /// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
@@ -709,6 +710,16 @@ impl Assembler {
     }
 
     fn apply_run(&mut self, incoming: Run, event: RunEvent) {
+        let (id, got) = (&self.run.run_id, &incoming.run_id);
+        if !id.is_empty() && !got.is_empty() && id != got {
+            let error = AcpError::RunIdChanged {
+                run_id: id.clone(),
+                got: got.clone(),
+            };
+            if self.violation(error) {
+                return;
+            }
+        }
         let Run {
             run_id,
             agent_name,

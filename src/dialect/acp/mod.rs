@@ -128,6 +128,15 @@ pub enum AcpError {
         /// What the stream had assembled.
         assembled: Box<Message>,
     },
+    /// A `run.*` event named another run than the stream's (its `run_id` changed mid-stream).
+    /// Applied in lenient mode (the run takes the new id); refused in strict mode.
+    #[error("the run's id changed from {run_id} to {got}")]
+    RunIdChanged {
+        /// The stream's run id so far.
+        run_id: String,
+        /// The id the event gave.
+        got: String,
+    },
     /// A message assembled from the stream is missing from the run's final `output`; it is kept.
     #[error("message {index} was streamed but is missing from the run's final output")]
     MessageMissingFromOutput {
@@ -219,6 +228,7 @@ impl ErrorCode for AcpError {
             AcpError::UnknownEvent { .. } => "unknown-event",
             AcpError::MessageMismatch { .. } => "message-mismatch",
             AcpError::MessageMissingFromOutput { .. } => "message-missing-from-output",
+            AcpError::RunIdChanged { .. } => "run-id-changed",
             AcpError::PartWithoutMessage { .. } => "part-without-message",
             AcpError::ContentTypeNotAccepted { .. } => "content-type-not-accepted",
             AcpError::InvalidContentTypePattern { .. } => "invalid-content-type-pattern",
@@ -263,6 +273,10 @@ impl ErrorCode for AcpError {
             AcpError::MessageMissingFromOutput { index } => {
                 Details::new().field("index", index).into()
             }
+            AcpError::RunIdChanged { run_id, got } => Details::new()
+                .field("runId", run_id)
+                .field("got", got)
+                .into(),
             AcpError::PartWithoutMessage { part } => Details::new().field("part", part).into(),
             AcpError::ContentTypeNotAccepted {
                 agent,

@@ -250,6 +250,7 @@ impl Pending {
 /// | any event after the response reached a terminal status | `out-of-order` (`event-after-end`) | applied, warning | refused, error, ends |
 /// | a content for a message whose status is terminal | `out-of-order` (`content-after-message-end`) | applied, warning | refused, error, ends |
 /// | a content `index` beyond the message's next free index | `index-gap` | applied, warning | refused, error, ends |
+/// | a `response` event whose `id` is not the stream's | `response-id-changed` | applied (the new id taken), warning | refused, error, ends |
 /// | a delta of another kind than its content | `delta-kind-mismatch` | applied as a replacement, warning | refused, error, ends |
 /// | final contents that differ from what the deltas built | `content-mismatch` | the server's version taken, warning | the same, error, ends after the event |
 /// | a streamed message missing from the final `output` | `message-missing-from-output` | kept, warning | kept, error, ends after the event |
@@ -1426,6 +1427,17 @@ impl Assembler {
 
     #[inline] // See `Assembler::push_other`.
     fn apply_response(&mut self, incoming: AgentResponse) {
+        if let (Some(id), Some(got)) = (&self.response.id, &incoming.id) {
+            if id != got {
+                let error = AgentApiError::ResponseIdChanged {
+                    id: id.clone(),
+                    got: got.clone(),
+                };
+                if self.violation(error) {
+                    return;
+                }
+            }
+        }
         let AgentResponse {
             id,
             status,

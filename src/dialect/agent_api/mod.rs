@@ -162,6 +162,16 @@ pub enum AgentApiError {
         /// The content index concerned, if any.
         index: Option<u32>,
     },
+    /// A `response` event named another response than the stream's (its `id` changed mid-stream:
+    /// a proxy or a resume that reached another response). Applied in lenient mode (the response
+    /// takes the new id); refused in strict mode.
+    #[error("the response's id changed from {id} to {got}")]
+    ResponseIdChanged {
+        /// The stream's response id so far.
+        id: String,
+        /// The id the event gave.
+        got: String,
+    },
     /// A content arrived with an `index` beyond the next free one of its message (contents
     /// `0..expected` exist or are missing). Applied in lenient mode; refused in strict mode.
     #[error("content index {index} of message {msg_id} skips ahead (expected at most {expected})")]
@@ -221,6 +231,7 @@ impl ErrorCode for AgentApiError {
             AgentApiError::Limit(e) => e.code(),
             AgentApiError::Resume(e) => e.code(),
             AgentApiError::OutOfOrder { .. } => "out-of-order",
+            AgentApiError::ResponseIdChanged { .. } => "response-id-changed",
             AgentApiError::IndexGap { .. } => "index-gap",
         }
     }
@@ -288,6 +299,9 @@ impl ErrorCode for AgentApiError {
                 .into(),
             AgentApiError::Limit(e) => e.details(),
             AgentApiError::Resume(e) => e.details(),
+            AgentApiError::ResponseIdChanged { id, got } => {
+                Details::new().field("id", id).field("got", got).into()
+            }
             AgentApiError::OutOfOrder {
                 what,
                 msg_id,
