@@ -106,7 +106,8 @@ impl AcpClientConfig {
 #[serde(rename_all = "camelCase", default)]
 pub struct AcpRunConfig {
     /// `stream` (the default: server-sent events as the agent works), `sync` (one answer when
-    /// the run stops) or `async` (the run is polled, see `pollInterval`). Resumes use the same
+    /// the run stops; an answer whose run has not stopped is followed with `GET /runs/{run_id}`
+    /// until it does) or `async` (the run is polled, see `pollInterval`). Resumes use the same
     /// mode.
     #[tsify(optional, type = "\"stream\" | \"sync\" | \"async\"")]
     pub mode: Option<String>,
