@@ -366,3 +366,162 @@ fn last_event_id_prefers_sse_ids_then_sequence_numbers() {
         response: Default::default(),
     };
 }
+
+/// `events` of another response: every response and message id rewritten (`response_` and `msg_`
+/// ids get an `other-` prefix), the numbering the same.
+fn another_response(events: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    events
+        .iter()
+        .map(|e| {
+            String::from_utf8(e.clone())
+                .unwrap()
+                .replace(":\"response_", ":\"other-response_")
+                .replace(":\"msg_", ":\"other-msg_")
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// The issues' codes, severities and details.
+fn issue_details(updates: &[Value]) -> Vec<(String, String, Value)> {
+    updates
+        .iter()
+        .filter(|u| u["type"] == "issue")
+        .map(|u| {
+            (
+                u["code"].as_str().unwrap_or("").to_owned(),
+                u["severity"].as_str().unwrap_or("").to_owned(),
+                u["details"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_resume_answered_by_another_response_is_reported_not_taken_for_a_replay() {
+    // A load balancer sends the resume to another instance, which streams another response
+    // numbered from 0 again: its first events look like a replay by their numbers, but name
+    // another response. By sequence number (no SSE ids) and by SSE id.
+    let plain = events(&common::fixture("agentscope-runtime/process-raw.sse"));
+    let response_id = "response_55500e9d-faee-4300-be35-136ec6ecd259";
+    for ids in [false, true] {
+        let numbered = if ids {
+            with_ids(&plain, 1)
+        } else {
+            plain.clone()
+        };
+        let other = another_response(&numbered);
+        let first: Vec<u8> = numbered[..5].concat();
+        let unbroken_other = run::<AgentStream>(&[other.concat()]).0;
+
+        // Strict: the first such event is an error that ends the stream; nothing of the other
+        // response is taken.
+        let mut s = AgentStream::new(AssemblerOptions {
+            strict: true,
+            ..Default::default()
+        });
+        s.feed(&first);
+        let before = serde_json::to_value(s.response()).unwrap();
+        s.reconnect();
+        s.feed(&other.concat());
+        s.finish();
+        let updates: Vec<Value> =
+            serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+        let event_id = if ids { "1" } else { "0" };
+        assert_eq!(
+            issue_details(&updates),
+            [(
+                "resume-mismatch".to_owned(),
+                "error".to_owned(),
+                json!({"eventId": event_id, "what": "response", "id": format!("other-{response_id}")})
+            )],
+            "strict, SSE ids: {ids}"
+        );
+        let result = serde_json::to_value(s.response()).unwrap();
+        assert_eq!(result["id"], response_id);
+        assert_eq!(result["status"], "incomplete");
+        let texts = |r: &Value| -> Vec<(Value, Value)> {
+            r["output"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["id"].clone(), m["content"][0]["text"].clone()))
+                .collect()
+        };
+        assert_eq!(texts(&result), texts(&before), "strict, SSE ids: {ids}");
+
+        // Lenient: a warning, and the new connection's events are applied from there on (the
+        // response id then changes, and the first response's message is not in the other's final
+        // `output`: both reported too).
+        let (result, updates) = run::<AgentStream>(&[first.clone(), other.concat()]);
+        let codes: Vec<_> = issue_details(&updates)
+            .into_iter()
+            .map(|(code, severity, _)| (code, severity))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("resume-mismatch".to_owned(), "warning".to_owned()),
+                ("response-id-changed".to_owned(), "warning".to_owned()),
+                (
+                    "message-missing-from-output".to_owned(),
+                    "warning".to_owned()
+                )
+            ],
+            "lenient, SSE ids: {ids}"
+        );
+        assert_eq!(result["id"], format!("other-{response_id}"));
+        assert_eq!(result["status"], "completed");
+        let output = result["output"].as_array().unwrap();
+        let other_output = unbroken_other["output"].as_array().unwrap();
+        assert_eq!(
+            output[output.len() - other_output.len()..],
+            other_output[..],
+            "every message of the other response, whole"
+        );
+    }
+}
+
+#[test]
+fn a_replay_that_names_an_unknown_message_is_reported() {
+    // The new connection resumes mid-way through another response: no `response` event in its
+    // overlap, but content of a message this stream never had.
+    let plain = events(&common::fixture("agentscope-runtime/process-raw.sse"));
+    let other = another_response(&plain);
+    let mut s = AgentStream::new(AssemblerOptions {
+        strict: true,
+        ..Default::default()
+    });
+    s.feed(&plain[..6].concat());
+    s.reconnect();
+    s.feed(&other[3..].concat());
+    s.finish();
+    let updates: Vec<Value> =
+        serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+    assert_eq!(
+        issue_details(&updates),
+        [(
+            "resume-mismatch".to_owned(),
+            "error".to_owned(),
+            json!({"eventId": "3", "what": "message", "id": "other-msg_878a9226-9e94-4543-8518-85a06e65997b"})
+        )]
+    );
+    // A true replay of the same events is skipped without a word (the fixtures' resume tests
+    // check every cut); so is one after the messages were released.
+    let mut s = AgentStream::new(AssemblerOptions {
+        strict: true,
+        retain_messages: false,
+        ..Default::default()
+    });
+    s.feed(&plain[..12].concat());
+    s.reconnect();
+    s.feed(&plain[2..].concat());
+    s.finish();
+    let updates: Vec<Value> =
+        serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+    assert_eq!(issue_details(&updates), []);
+    assert_eq!(
+        serde_json::to_value(s.response()).unwrap()["status"],
+        "completed"
+    );
+}

@@ -27,6 +27,20 @@ pub enum ResumeError {
         /// The repeated event's id (or sequence number in decimal).
         event_id: String,
     },
+    /// After a reconnect, an event numbered as one already applied (so taken for the server's
+    /// replay of the overlap) names what this stream never had: another response, or a message
+    /// the stream never saw. The new connection serves another stream (a load balancer that sent
+    /// the resume to another instance, a server that restarted and numbers from 0 again). Checked
+    /// by the Agent API's assembler, which reads each replayed event for it.
+    #[error("the resumed connection sent event `{event_id}` of another stream: it names {what} `{id}`, which this stream does not have")]
+    Mismatch {
+        /// The event's id (or sequence number in decimal).
+        event_id: String,
+        /// What it names: `response` or `message`.
+        what: &'static str,
+        /// The id it names.
+        id: String,
+    },
 }
 
 impl ErrorCode for ResumeError {
@@ -34,6 +48,7 @@ impl ErrorCode for ResumeError {
         match self {
             ResumeError::Gap { .. } => "resume-gap",
             ResumeError::Duplicate { .. } => "duplicate-event",
+            ResumeError::Mismatch { .. } => "resume-mismatch",
         }
     }
 
@@ -51,6 +66,11 @@ impl ErrorCode for ResumeError {
                 .field("missing", missing)
                 .into(),
             ResumeError::Duplicate { event_id } => Details::new().field("eventId", event_id).into(),
+            ResumeError::Mismatch { event_id, what, id } => Details::new()
+                .field("eventId", event_id)
+                .field("what", what)
+                .field("id", id)
+                .into(),
         }
     }
 }
@@ -105,6 +125,11 @@ struct Position {
 ///   only some events, or skips numbers, gets no gap reports.
 /// - Events without an id or sequence number are always applied: such a stream cannot be
 ///   de-duplicated.
+///
+/// The cursor judges by numbers only. The Agent API's assembler also reads each event taken for a
+/// replay and checks that it names the stream's response and messages; one that names others
+/// ([`ResumeError::Mismatch`]) shows that the new connection serves another stream, and
+/// [`restart`](Self::restart) then makes the cursor apply what follows.
 #[derive(Debug, Clone)]
 pub struct EventCursor {
     /// The id of the last event seen, and how many events inherited it.
@@ -167,6 +192,16 @@ impl EventCursor {
         if let Some(p) = &mut self.current {
             p.k = 0;
         }
+    }
+
+    /// Forgets which events were applied (it keeps the count of reconnects): every event from
+    /// now on is applied, as on a new stream. For a resumed connection found to serve another
+    /// stream ([`ResumeError::Mismatch`]), whose numbering says nothing about what was applied.
+    pub fn restart(&mut self) {
+        *self = Self {
+            reconnects: self.reconnects,
+            ..Self::new()
+        };
     }
 
     /// How many times [`reconnect`](Self::reconnect) was called.

@@ -281,6 +281,50 @@ test("resume attempts that fail are reported, and the stream rejects with what b
   assert.deepEqual(errors, ["stalled"]);
 });
 
+test("a resume answered by another response is reported, not taken for a replay", async () => {
+  // A load balancer sends the resume to another instance, which streams its own response numbered
+  // from 0 (no SSE ids: the client resumes by `sequence_number`).
+  const event = (i, e) => `data: ${JSON.stringify({ sequence_number: i, ...e })}\n\n`;
+  const response = (id, status) => ({ object: "response", id, status });
+  const message = (id) => ({ object: "message", id, type: "message", role: "assistant", status: "in_progress" });
+  const text = (msg_id, t) => ({ object: "content", type: "text", msg_id, index: 0, delta: true, text: t, status: "in_progress" });
+  const first = [response("resp_1", "created"), response("resp_1", "in_progress"), message("msg_1"), text("msg_1", "Hel")];
+  const other = [response("resp_X", "created"), response("resp_X", "in_progress"), message("msg_X"), text("msg_X", "OTHER "), text("msg_X", "ANSWER"), response("resp_X", "completed")];
+  for (const strict of [true, false]) {
+    const requests = [];
+    const fetch = async (req) => {
+      requests.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("last-event-id")}`);
+      const events = requests.length === 1 ? first : other;
+      return new Response(events.map((e, i) => event(i, e)).join(""), { headers: { "content-type": "text/event-stream" } });
+    };
+    const issues = [];
+    const deltas = [];
+    const stream = new AgentClient({ baseUrl: "http://agent.test", fetch, resume: { initialDelayMs: 10 } }).stream(
+      request(),
+      { onWarning: (w) => issues.push([w.code, "warning", w.details]), onError: (e) => issues.push([e.code, "error", e.details]), onTextDelta: (d) => deltas.push(d) },
+      { strict },
+    );
+    const settled = await within(stream.response);
+    assert.deepEqual(requests, ["POST /process null", "GET /process/resume/resp_1 3"]);
+    const mismatch = issues.find(([code]) => code === "resume-mismatch");
+    assert.deepEqual(mismatch, ["resume-mismatch", strict ? "error" : "warning", { eventId: "0", what: "response", id: "resp_X" }], `strict: ${strict}`);
+    if (strict) {
+      // Nothing of the other response is taken; the stream ends there.
+      assert.equal(settled.value?.id, "resp_1", String(settled.error));
+      assert.equal(settled.value.status, "incomplete");
+      assert.deepEqual(settled.value.output.map((m) => m.id), ["msg_1"]);
+      assert.deepEqual(deltas, ["Hel"]);
+    } else {
+      // Every event of the new connection is applied (none skipped as a replay), and reported.
+      assert.equal(settled.value?.id, "resp_X", String(settled.error));
+      assert.equal(settled.value.status, "completed");
+      assert.deepEqual(settled.value.output.map((m) => [m.id, m.content[0].text]), [["msg_1", "Hel"], ["msg_X", "OTHER ANSWER"]]);
+      assert.deepEqual(deltas, ["Hel", "OTHER ", "ANSWER"]);
+      assert.ok(issues.some(([code]) => code === "response-id-changed"));
+    }
+  }
+});
+
 test("a handler that throws on the resumed warning closes the resumed connection", async () => {
   const thrown = new Error("no resuming here");
   const client = new AgentClient({ baseUrl, endpoint: "/first-then-close", resume: { initialDelayMs: 10, path: "/resume-open/{responseId}" } });

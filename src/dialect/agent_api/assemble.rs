@@ -19,7 +19,8 @@ pub use crate::error::Severity;
 use crate::json::scan::eq_words;
 use crate::json::write::{write_large_value, write_value};
 use crate::sse::{
-    Admission, EventCursor, SseDecoder, SseEvent, SseEventBytes, SseItem, SseItemBytes, SseOptions,
+    Admission, EventCursor, ResumeError, SseDecoder, SseEvent, SseEventBytes, SseItem,
+    SseItemBytes, SseOptions,
 };
 use crate::wire::{CowStr, JsonMap};
 
@@ -257,6 +258,7 @@ impl Pending {
 /// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
 /// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
 /// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
+/// | after a reconnect, an event numbered as one already applied that names another response (its `id`) or a message the stream never had: the new connection serves another stream | `resume-mismatch` | warning; the resume cursor restarts, so the event and the connection's next ones are applied | refused, error, ends |
 /// | a content or message event for a message already released ([`AssemblerOptions::retain_messages`] `false`) | `out-of-order` (`message-released`) | skipped, warning | skipped, error, ends |
 ///
 /// Limits ([`AssemblerOptions::limits`], see [`crate::limits`]) and lost events of a resumed
@@ -478,12 +480,102 @@ impl Assembler {
         }
         match self.cursor.admit_event(event.id, event.has_id) {
             None => self.push_admitted(event.data, true),
+            Some(Admission::Replayed) => self.push_replayed(event),
             Some(admission) => {
                 if self.admit(admission) {
                     self.push_admitted(event.data, false);
                 }
             }
         }
+    }
+
+    /// An event whose SSE id the cursor took for the replay of one already applied: skipped,
+    /// unless it names what this stream never had (see [`Assembler::replay_mismatch`]). Reading it
+    /// costs only while a resumed connection replays its overlap.
+    #[cold]
+    #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
+    fn push_replayed(&mut self, event: &SseEventBytes<'_>) {
+        let text;
+        let mut raw = RawEvent::default();
+        let max_depth = self.options.limits.max_depth;
+        if !self.shape.read(event.data, &mut raw)
+            && !self.shape.scan(event.data, &mut raw, max_depth)
+        {
+            text = crate::sse::utf8_decode(event.data);
+            match (self.full_parser)(&text) {
+                Ok(parsed) => raw = parsed,
+                // Unreadable: skipped, as a replay (its first reading was reported).
+                Err(_) => return,
+            }
+        }
+        let mismatch = self.replay_mismatch(&raw, event.id.to_owned());
+        // Lenient mode: the cursor forgot the replay, and the event is the first new one.
+        if self.replay_applies(mismatch)
+            && self.cursor.admit_event(event.id, event.has_id).is_some()
+        {
+            self.push_admitted(event.data, false);
+        }
+    }
+
+    /// Reports a replay's mismatch, if any. Says whether the event is to be applied after all
+    /// (lenient mode: the cursor restarted); `false` to skip it (a true replay, or strict mode,
+    /// which then ends the stream).
+    #[cold]
+    #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
+    fn replay_applies(&mut self, mismatch: Option<ResumeError>) -> bool {
+        let Some(error) = mismatch else {
+            return false;
+        };
+        if self.violation(error.into()) {
+            self.end_event();
+            return false;
+        }
+        self.cursor.restart();
+        true
+    }
+
+    /// What a replayed event names that this stream does not have: a `response` event of
+    /// another response id, or a message or content event of a message never seen (nor
+    /// released). A true replay names only what was applied.
+    #[cold]
+    #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
+    fn replay_mismatch(&self, raw: &RawEvent<'_>, event_id: String) -> Option<ResumeError> {
+        let known = |id: &str| self.ids.contains_key(id) || self.released.contains_key(id);
+        let (what, id) = match raw.object() {
+            "response" => {
+                let got = raw.rest.as_ref()?.id.as_deref()?;
+                let ours = self.response.id.as_deref()?;
+                (ours != got).then_some(("response", got))?
+            }
+            "message" => {
+                let got = raw.rest.as_ref()?.id.as_deref()?;
+                (!known(got)).then_some(("message", got))?
+            }
+            "content" => {
+                let got: &str = &raw.msg_id.as_ref()?.0;
+                (!known(got)).then_some(("message", got))?
+            }
+            _ => return None,
+        };
+        Some(ResumeError::Mismatch {
+            event_id,
+            what,
+            id: id.to_owned(),
+        })
+    }
+
+    /// An event whose `sequence_number` the cursor took for the replay of one already applied:
+    /// says whether to apply it after all (see [`Assembler::push_replayed`]).
+    #[cold]
+    #[inline(never)]
+    #[cfg_attr(agentwire_size, optimize(size))]
+    fn sequence_replayed(&mut self, raw: &RawEvent<'_>, seq: u64) -> bool {
+        let mismatch = self.replay_mismatch(raw, seq.to_string());
+        // The cursor forgot the replay: the event is the first new one.
+        self.replay_applies(mismatch) && self.cursor.admit_sequence(seq) == Admission::Apply
     }
 
     /// Acts on an admission; says whether to apply the event.
@@ -535,8 +627,11 @@ impl Assembler {
             }
         }
         if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
-            let admission = self.cursor.admit_sequence(seq);
-            if !self.admit(admission) {
+            let apply = match self.cursor.admit_sequence(seq) {
+                Admission::Replayed => self.sequence_replayed(&raw, seq),
+                admission => self.admit(admission),
+            };
+            if !apply {
                 return;
             }
         }

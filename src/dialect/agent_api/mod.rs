@@ -146,7 +146,8 @@ pub enum AgentApiError {
     /// `part-too-large`, `too-deep`, `stream-too-large`).
     #[error(transparent)]
     Limit(#[from] LimitError),
-    /// A resumed stream lost or repeated events (`resume-gap`, `duplicate-event`).
+    /// A resumed stream lost or repeated events, or its new connection served another response
+    /// (`resume-gap`, `duplicate-event`, `resume-mismatch`).
     #[error(transparent)]
     Resume(#[from] ResumeError),
     /// An event came where the protocol does not allow it: anything after the response reached a
