@@ -525,3 +525,53 @@ fn a_surrogate_pair_cut_between_two_message_parts_is_joined() {
         assert_eq!(issues(&updates), [], "split at {at}");
     }
 }
+
+#[test]
+fn a_shrunk_event_list_is_a_warning_or_in_strict_mode_ends_the_run() {
+    // A poller that sees `GET /runs/{run_id}/events` list fewer events than before reports it.
+    let events = decode_events(&text("run-async-events.json")).unwrap();
+    for strict in [false, true] {
+        let mut session = AcpSession::new(SessionOptions {
+            acp: AcpOptions {
+                strict,
+                ..AcpOptions::default()
+            },
+            inbound: Inbound::Lenient,
+        });
+        session.create(&request("req-sync.json")).unwrap();
+        for e in events.iter().take(3).cloned() {
+            session.push_event(e);
+        }
+        session.drain_updates();
+        session.event_list_shrank(3, 0);
+        let updates = session.drain_updates();
+        let severity = if strict {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        assert_eq!(
+            issues(&updates),
+            [(severity, "event-list-shrank".to_owned())]
+        );
+        let details = updates.iter().find_map(|u| match u {
+            SessionUpdate::Acp(u) => match &**u {
+                Update::Issue { details, .. } => Some(details.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        assert_eq!(details, Some(serde_json::json!({"seen": 3, "got": 0})));
+        assert_eq!(session.assembler().is_stopped(), strict);
+        // Lenient: the rest of the events complete the run.
+        for e in events.iter().skip(3).cloned() {
+            session.push_event(e);
+        }
+        let expected = if strict {
+            RunStatus::Incomplete
+        } else {
+            RunStatus::Completed
+        };
+        assert_eq!(session.run().status, expected, "strict: {strict}");
+    }
+}

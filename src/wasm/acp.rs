@@ -521,6 +521,8 @@ impl JsAcpClient {
             json: RefCell::default(),
             run_id: RefCell::default(),
             events_seen: Cell::new(0),
+            shrunk: Cell::new(false),
+            announced: RefCell::new(None),
             run_promise,
             settle: RefCell::new(Some((resolve, reject))),
             failure: RefCell::default(),
@@ -583,6 +585,10 @@ struct Shared {
     run_id: RefCell<Option<String>>,
     /// How many events of `GET /runs/{run_id}/events` were applied.
     events_seen: Cell<usize>,
+    /// The last poll listed fewer than `events_seen` (reported once).
+    shrunk: Cell<bool>,
+    /// An `async` run's 202 answer: the run before a poll gave its events (for `details.run`).
+    announced: RefCell<Option<Run>>,
     run_promise: Promise,
     /// The run promise's resolve and reject, until it settles.
     settle: RefCell<Option<(Function, Function)>>,
@@ -629,7 +635,12 @@ impl Shared {
     /// `response` or `messages` then).
     fn received_run(&self) -> Option<JsValue> {
         let received = !self.session.borrow().run().run_id.is_empty();
-        received.then(|| self.snapshot())
+        if received {
+            return Some(self.snapshot());
+        }
+        // An `async` run's 202 answer, before a poll gave its events.
+        let announced = self.announced.borrow();
+        announced.as_ref().and_then(|run| to_js(run).ok())
     }
 
     /// Runs `work` after the answers scheduled before it, then settles `reply` (if any) with the
@@ -875,6 +886,7 @@ impl Shared {
                     .await?;
                 let run = decode_run(&text).map_err(|e| acp_err(&e))?;
                 self.note_run_id(&run.run_id);
+                *self.announced.borrow_mut() = Some(run);
                 self.poll_events().await
             }
         }
@@ -973,7 +985,15 @@ impl Shared {
                 .await?;
             let events = decode_events(&text).map_err(|e| acp_err(&e))?;
             let seen = self.events_seen.get();
-            self.events_seen.set(seen.max(events.len()));
+            let got = events.len();
+            // A list shorter than one polled before (a restarted server) is reported once, until
+            // it grows back.
+            if got < seen && !self.shrunk.replace(true) {
+                self.session.borrow_mut().event_list_shrank(seen, got);
+            } else if got >= seen {
+                self.shrunk.set(false);
+            }
+            self.events_seen.set(seen.max(got));
             {
                 let mut session = self.session.borrow_mut();
                 for (i, e) in events.into_iter().enumerate().skip(seen) {

@@ -309,6 +309,62 @@ test("an async run is polled until it ends, applying only the new events", async
   assert.deepEqual(updates.filter((u) => u.type === "state").map((u) => u.to), ["created", "in-progress", "completed"]);
 });
 
+test("an async run's event list that shrinks is reported once; strict mode ends the run", async () => {
+  // A restarted server (or another instance) lists fewer events than an earlier poll.
+  const all = json("run-async-events.json").events;
+  const half = Math.floor(all.length / 2);
+  const created = all[0].run;
+  const runId = created.run_id;
+  for (const strict of [false, true]) {
+    const fetch = scripted({
+      "POST /runs": { status: 202, body: JSON.stringify(created) },
+      [`GET /runs/${runId}/events`]: [
+        { body: JSON.stringify({ events: all.slice(0, half) }) },
+        { body: JSON.stringify({ events: [] }) },
+        { body: JSON.stringify({ events: all.slice(0, 1) }) },
+        { body: JSON.stringify({ events: all }) },
+      ],
+    });
+    const issues = [];
+    const handle = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", {
+      mode: "async",
+      pollInterval: 5,
+      strict,
+      onWarning: (w) => issues.push([w.code, "warning", w.details]),
+      onError: (e) => issues.push([e.code, "error", e.details]),
+    });
+    const settled = await handle.run.then((value) => ({ value }), (error) => ({ error }));
+    const shrank = issues.filter(([code]) => code === "event-list-shrank");
+    assert.deepEqual(shrank, [["event-list-shrank", strict ? "error" : "warning", { seen: half, got: 0 }]], `strict: ${strict}`);
+    if (strict) {
+      assert.equal(settled.error?.code, "stream-incomplete", String(settled.error?.message));
+      assert.equal(settled.error.details.run.status, "incomplete");
+      assert.equal(fetch.requests.length, 3, "no poll after the error");
+    } else {
+      // Polling went on; the events past those applied were applied once.
+      assert.deepEqual(settled.value, joined(all.at(-1).run), String(settled.error?.message));
+      assert.equal(fetch.requests.length, 5);
+    }
+  }
+});
+
+test("an async run's first failed poll keeps the run its 202 answer gave in details.run", async () => {
+  const created = json("run-async-events.json").events[0].run;
+  const fetch = scripted({
+    "POST /runs": { status: 202, body: JSON.stringify(created) },
+    [`GET /runs/${created.run_id}/events`]: { status: 503, body: JSON.stringify({ code: "server_error", message: "busy", data: null }) },
+  });
+  const handle = new AcpClient({ baseUrl: BASE, fetch }).run("echo", "hello world", { mode: "async", pollInterval: 5 });
+  await assert.rejects(handle.run, (e) => {
+    assert.equal(e.code, "http-error");
+    assert.equal(e.details.status, 503);
+    assert.equal(e.details.run?.run_id, created.run_id);
+    assert.equal(e.details.run.status, created.status);
+    return true;
+  });
+  assert.equal(handle.runId, created.run_id);
+});
+
 test("agents() reads the manifests, and runs check their input against them", async () => {
   const vision = { name: "vision", description: null, metadata: {}, input_content_types: ["text/plain", "image/*"], output_content_types: ["text/plain"] };
   const agents = json("agents.json");

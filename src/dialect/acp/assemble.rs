@@ -234,6 +234,7 @@ impl Pending {
 /// | a message the server sent whole that differs from the stream | `message-mismatch` | the server's version taken, warning | the same, error, ends after the event |
 /// | a streamed message missing from the final `output` | `message-missing-from-output` | kept, warning | kept, error, ends after the event |
 /// | a `run.*` event whose `run_id` is not the stream's | `run-id-changed` | applied (the new id taken), warning | refused, error, ends |
+/// | an `async` run's polled event list shorter than an earlier poll's (reported by `AcpClient`) | `event-list-shrank` | the events applied kept, warning, polling goes on | error, ends |
 /// | an SSE event over the size limit, a stream ending inside an event | `event-too-large`, `incomplete-event` | warning | error, ends |
 /// | event data nested deeper than [`Limits::max_depth`] | `too-deep` | skipped, warning | error, ends |
 /// | after a reconnect, an already applied event again after new ones | `duplicate-event` | skipped, warning | skipped, error, ends |
@@ -394,6 +395,15 @@ impl Assembler {
             let last = std::mem::replace(&mut self.run.status, RunStatus::Incomplete);
             self.status_before_end = Some(last);
             self.end();
+        }
+    }
+
+    /// An `async` run's polled event list shrank (see [`AcpError::EventListShrank`]): a warning,
+    /// or in strict mode an error that ends the run.
+    pub(crate) fn event_list_shrank(&mut self, seen: usize, got: usize) {
+        if !self.stopped {
+            self.violation(AcpError::EventListShrank { seen, got });
+            self.end_event();
         }
     }
 

@@ -137,6 +137,17 @@ pub enum AcpError {
         /// The id the event gave.
         got: String,
     },
+    /// An `async` run's poll of `GET /runs/{run_id}/events` listed fewer events than an earlier
+    /// poll had (a restarted server, another instance behind a load balancer): the events applied
+    /// are kept, and only events past those are applied. Reported once per shrink; a warning in
+    /// lenient mode (polling goes on), an error that ends the run in strict mode.
+    #[error("the run's event list shrank from {seen} to {got} events between two polls")]
+    EventListShrank {
+        /// How many events the earlier polls listed (and were applied).
+        seen: usize,
+        /// How many this poll listed.
+        got: usize,
+    },
     /// A message assembled from the stream is missing from the run's final `output`; it is kept.
     #[error("message {index} was streamed but is missing from the run's final output")]
     MessageMissingFromOutput {
@@ -229,6 +240,7 @@ impl ErrorCode for AcpError {
             AcpError::MessageMismatch { .. } => "message-mismatch",
             AcpError::MessageMissingFromOutput { .. } => "message-missing-from-output",
             AcpError::RunIdChanged { .. } => "run-id-changed",
+            AcpError::EventListShrank { .. } => "event-list-shrank",
             AcpError::PartWithoutMessage { .. } => "part-without-message",
             AcpError::ContentTypeNotAccepted { .. } => "content-type-not-accepted",
             AcpError::InvalidContentTypePattern { .. } => "invalid-content-type-pattern",
@@ -272,6 +284,9 @@ impl ErrorCode for AcpError {
                 .into(),
             AcpError::MessageMissingFromOutput { index } => {
                 Details::new().field("index", index).into()
+            }
+            AcpError::EventListShrank { seen, got } => {
+                Details::new().field("seen", seen).field("got", got).into()
             }
             AcpError::RunIdChanged { run_id, got } => Details::new()
                 .field("runId", run_id)

@@ -266,6 +266,17 @@ impl AcpSession {
         }
     }
 
+    /// Reports that a poll of an `async` run's `GET /runs/{run_id}/events` listed `got` events
+    /// where earlier polls listed `seen` (more): an issue `event-list-shrank`
+    /// ([`AcpError::EventListShrank`](super::AcpError::EventListShrank)), a warning, or in strict
+    /// mode an error that ends the run (`incomplete`). A poller calls it once per shrink, and
+    /// goes on applying only the events past the `seen` first (`AcpClient` does).
+    pub fn event_list_shrank(&mut self, seen: usize, got: usize) {
+        if self.violation.is_none() {
+            self.assembler.event_list_shrank(seen, got);
+        }
+    }
+
     /// Ends the current SSE answer: a run that reached neither a terminal status nor `awaiting` is
     /// marked `incomplete` (see [`Assembler::finish`]). The decoder is reset for the next answer.
     pub fn finish(&mut self) {
