@@ -283,8 +283,8 @@ test("resume attempts that fail are reported, and the stream rejects with what b
 
 test("a resume answered by another response is reported, not taken for a replay", async () => {
   // A load balancer sends the resume to another instance, which streams its own response numbered
-  // from 0 (no SSE ids: the client resumes by `sequence_number`).
-  const event = (i, e) => `data: ${JSON.stringify({ sequence_number: i, ...e })}\n\n`;
+  // from 0 (SSE ids and sequence numbers both).
+  const event = (i, e) => `id: ${i}\ndata: ${JSON.stringify({ sequence_number: i, ...e })}\n\n`;
   const response = (id, status) => ({ object: "response", id, status });
   const message = (id) => ({ object: "message", id, type: "message", role: "assistant", status: "in_progress" });
   const text = (msg_id, t) => ({ object: "content", type: "text", msg_id, index: 0, delta: true, text: t, status: "in_progress" });
