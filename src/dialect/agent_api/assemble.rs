@@ -480,10 +480,12 @@ impl Assembler {
         }
         match self.cursor.admit_event(event.id, event.has_id) {
             None => self.push_admitted(event.data, true),
-            Some(Admission::Replayed) => self.push_replayed(event),
             Some(admission) => {
                 if self.admit(admission) {
                     self.push_admitted(event.data, false);
+                } else if self.cursor.is_replaying() {
+                    // Skipped as a replay (the cursor is still before the first new event).
+                    self.push_replayed(event);
                 }
             }
         }
@@ -627,11 +629,11 @@ impl Assembler {
             }
         }
         if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
-            let apply = match self.cursor.admit_sequence(seq) {
-                Admission::Replayed => self.sequence_replayed(&raw, seq),
-                admission => self.admit(admission),
-            };
-            if !apply {
+            let admission = self.cursor.admit_sequence(seq);
+            // Skipped as a replay when the cursor is still before the first new event.
+            if !self.admit(admission)
+                && !(self.cursor.is_replaying() && self.sequence_replayed(&raw, seq))
+            {
                 return;
             }
         }
