@@ -631,9 +631,9 @@ impl Assembler {
         if let (true, Some(seq)) = (by_sequence, raw.sequence_number) {
             let admission = self.cursor.admit_sequence(seq);
             // Skipped as a replay when the cursor is still before the first new event.
-            if !self.admit(admission)
-                && !(self.cursor.is_replaying() && self.sequence_replayed(&raw, seq))
-            {
+            let apply = self.admit(admission)
+                || (self.cursor.is_replaying() && self.sequence_replayed(&raw, seq));
+            if !apply {
                 return;
             }
         }
