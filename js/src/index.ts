@@ -60,7 +60,7 @@ export type {
   AgentxPartTarget,
   AgentxTarget,
 } from "./agentx.js";
-export { ClientTools, DEFAULT_MAX_TOOL_ROUNDS, applyPartialChanges } from "./tools.js";
+export { ClientTools, DEFAULT_MAX_TOOL_ROUNDS, MAX_RESULT_DEPTH, applyPartialChanges } from "./tools.js";
 export type {
   StreamingToolCall,
   ToolCallContext,

@@ -166,8 +166,10 @@ export interface ToolCallContext {
 
 /**
  * A tool's implementation: called with the validated arguments (a JSON object); returns (or
- * resolves with) the result, any JSON-serializable value (`undefined` is sent as `null`). Throwing
- * (or rejecting) sends an `EXECUTION` tool error with the exception's message.
+ * resolves with) the result, any JSON-serializable value (`undefined` is sent as `null`) nested at
+ * most `MAX_RESULT_DEPTH` (100) levels of arrays and objects. Throwing (or rejecting) sends an
+ * `EXECUTION` tool error with the exception's message; so does a result JSON cannot hold or one
+ * nested deeper.
  *
  * `Args` is the arguments' type as the tool's schema describes them (`{ timezone: string }`): the
  * arguments reach the function only once they pass that schema, which is what makes the type
@@ -345,8 +347,35 @@ export class ClientTools {
       // What a `toJSON` of the result threw: any value, as what the tool itself throws.
       return fail(wasm().toolExecutionError(toolName, `its result cannot be converted to JSON (${thrownMessage(e)})`));
     }
+    if (nestsDeeper(value, MAX_RESULT_DEPTH)) {
+      // The request carrying it back could not be read (the module reads 127 levels, the
+      // request's own among them): the call is answered with an error, the loop goes on.
+      return fail(wasm().toolExecutionError(toolName, `its result nests more than ${MAX_RESULT_DEPTH} levels of arrays and objects`));
+    }
     return { type: "result", callId, toolName, value };
   }
+}
+
+/**
+ * The most levels of arrays and objects a tool's result may nest (`[[1]]` is 2). A deeper result
+ * is answered with an `EXECUTION` error: the request that carries it back is read by the module,
+ * which reads at most 127 levels, the request's own around the result among them.
+ */
+export const MAX_RESULT_DEPTH = 100;
+
+/** Whether `value` nests more than `limit` levels of arrays and objects (read level by level). */
+function nestsDeeper(value: JsonValue, limit: number): boolean {
+  let level: JsonValue[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: JsonValue[] = [];
+    for (const v of level) {
+      if (v === null || typeof v !== "object") continue;
+      if (depth >= limit) return true;
+      for (const member of Array.isArray(v) ? v : Object.values(v)) next.push(member);
+    }
+    level = next;
+  }
+  return false;
 }
 
 /** `work`'s outcome, or an `aborted` rejection as soon as `signal` fires (whichever comes first). */

@@ -28,10 +28,30 @@ pub struct PartialJsonLimits {
     /// A value is written to JavaScript, cloned and dropped recursively, and until stop 61 a
     /// `maxDepth` of 10^9 let 12,000 levels through, which overflowed wasm's stack when the
     /// value was read (the module died).
+    #[cfg_attr(test, serde(deserialize_with = "saturating"))]
     pub max_depth: usize,
     /// The most bytes of UTF-8 text the parser accepts, all pushes together. Default 4 MiB
     /// (4,194,304 bytes).
+    #[cfg_attr(test, serde(deserialize_with = "saturating"))]
     pub max_bytes: usize,
+}
+
+/// A limit read as a `u64`, saturating to `usize::MAX`: in wasm a `usize` is 32 bits, and a
+/// JavaScript `maxDepth` of 10^10 is as valid as one of 10^9 (it was refused: "expected usize").
+#[derive(Clone, Copy)]
+struct Saturating(usize);
+
+impl<'de> serde::Deserialize<'de> for Saturating {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = u64::deserialize(d)?;
+        Ok(Saturating(usize::try_from(n).unwrap_or(usize::MAX)))
+    }
+}
+
+/// [`Saturating`] for the derived reader of the tests.
+#[cfg(test)]
+fn saturating<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    <Saturating as serde::Deserialize>::deserialize(d).map(|s| s.0)
 }
 
 agentwire_core::deserialize_by_fields!(PartialJsonLimits, "struct PartialJsonLimits");
@@ -41,8 +61,8 @@ impl PartialJsonLimits {
     pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
         let d = Self::default();
         Ok(Self {
-            max_depth: f.or("maxDepth", d.max_depth)?,
-            max_bytes: f.or("maxBytes", d.max_bytes)?,
+            max_depth: f.or("maxDepth", Saturating(d.max_depth))?.0,
+            max_bytes: f.or("maxBytes", Saturating(d.max_bytes))?.0,
         })
     }
 }

@@ -203,22 +203,42 @@ mod agent_api {
     enum Pending<'a> {
         Call(FunctionCall),
         NotText {
-            call_id: &'a str,
-            name: &'a str,
+            call_id: String,
+            name: String,
             arguments: &'a Value,
         },
     }
 
-    /// A `data` whose `call_id` and `name` are strings (or absent, read as `""` as
-    /// [`FunctionCall`] reads them) and whose `arguments` is there but not a string (a server that
-    /// sends the arguments as an object).
-    fn not_text(c: &Content) -> Option<Pending<'_>> {
+    /// A `data` object that [`FunctionCall`] does not read: its `call_id` or `name` is `null` (a
+    /// Python server's `None`: read as absent, `""`) or not a string (read as its JSON text: a
+    /// `call_id` of `5` is `"5"`), or its `arguments` is there but not a string (a server that
+    /// sends the arguments as an object; answered with an error). Such a call is run (or
+    /// answered) as any other, not dropped.
+    #[inline(never)]
+    fn loose_call(c: &Content) -> Option<Pending<'_>> {
         let data = c.data.as_ref()?.as_object()?;
-        let text = |key: &str| data.get(key).map_or(Some(""), Value::as_str);
-        Some(Pending::NotText {
-            call_id: text("call_id")?,
-            name: text("name")?,
-            arguments: data.get("arguments").filter(|a| !a.is_string())?,
+        let text = |key: &str| match data.get(key) {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        let (call_id, name) = (text("call_id"), text("name"));
+        Some(match data.get("arguments") {
+            None => Pending::Call(FunctionCall {
+                call_id,
+                name,
+                arguments: String::new(),
+            }),
+            Some(Value::String(arguments)) => Pending::Call(FunctionCall {
+                call_id,
+                name,
+                arguments: arguments.clone(),
+            }),
+            Some(arguments) => Pending::NotText {
+                call_id,
+                name,
+                arguments,
+            },
         })
     }
 
@@ -239,10 +259,14 @@ mod agent_api {
             .iter()
             .filter(|m| m.kind == MessageType::FunctionCall)
             .flat_map(|m| &m.content)
-            .filter_map(|c| c.function_call().map(Pending::Call).or_else(|| not_text(c)))
+            .filter_map(|c| {
+                c.function_call()
+                    .map(Pending::Call)
+                    .or_else(|| loose_call(c))
+            })
             .filter(|p| match p {
                 Pending::Call(call) => !answered.contains(&call.call_id),
-                Pending::NotText { call_id, .. } => !answered.contains(*call_id),
+                Pending::NotText { call_id, .. } => !answered.contains(call_id),
             })
             .collect()
     }
@@ -281,8 +305,8 @@ mod agent_api {
                     name,
                     arguments,
                 } => {
-                    let error = registry.arguments_not_text(name, arguments);
-                    CheckedToolCall::new(call_id, name, Err(error))
+                    let error = registry.arguments_not_text(&name, arguments);
+                    CheckedToolCall::new(&call_id, &name, Err(error))
                 }
             })
             .collect()
@@ -677,7 +701,8 @@ mod tests {
 
     /// The protocol's `FunctionCall.call_id` is optional: a call without one is run and answered
     /// with `call_id: ""` (what `FunctionCallOutput`, which requires it, can carry), whether its
-    /// arguments are text or not.
+    /// arguments are text or not; so is one whose `call_id` is `null`, and one of another type is
+    /// answered with its JSON text.
     #[cfg(feature = "agent-api")]
     #[test]
     fn agent_api_call_without_call_id() {
@@ -687,17 +712,27 @@ mod tests {
             output: vec![
                 function_call(json!({"name": "get_time", "arguments": r#"{"timezone": "UTC"}"#})),
                 function_call(json!({"name": "get_time", "arguments": {"timezone": "UTC"}})),
-                function_call(json!({"call_id": 7, "name": "get_time", "arguments": {}})),
+                function_call(json!({"call_id": null, "name": "get_time", "arguments": "{}"})),
+                function_call(json!({"call_id": 7, "name": null, "arguments": {}})),
             ],
             ..AgentResponse::default()
         };
+        // A `call_id` (or `name`) `null` is absent, one of another type its JSON text: each call
+        // is answered (a call dropped here was never answered, the response read as complete).
         let checked = check_function_calls(&registry(), &response);
-        assert_eq!(
-            checked.len(),
-            2,
-            "a call_id of the wrong type is not a call"
-        );
-        assert!(checked.iter().all(|c| c.call_id.is_empty()));
+        assert_eq!(checked.len(), 4);
+        let ids: Vec<&str> = checked.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["", "", "", "7"]);
+        assert_eq!(checked[2].tool_name, "get_time");
+        assert!(checked[2]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("Missing required argument 'timezone'"));
+        assert_eq!(checked[3].tool_name, "");
+        assert!(checked[3].error.is_some());
+        let checked = &checked[..2];
         assert_eq!(checked[0].arguments, json!({"timezone": "UTC"}));
         assert_eq!(checked[0].error, None);
         let not_text = checked[1]
@@ -723,7 +758,7 @@ mod tests {
             checked[1].failed().unwrap(),
         ];
         let next = continue_request(&request, &response, &outcomes);
-        let outs: Vec<Value> = next.input[4..]
+        let outs: Vec<Value> = next.input[1 + response.output.len()..]
             .iter()
             .map(|m| m.content[0].data.clone().unwrap())
             .collect();

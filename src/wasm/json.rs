@@ -226,7 +226,8 @@ impl JsPartialJson {
         self.parser.bytes_pushed() as f64
     }
 
-    /// Ends the text and returns its value, equal to `JSON.parse` of the whole text. The parser is
+    /// Ends the text and returns its value, equal to `JSON.parse` of the whole text (but for an
+    /// escaped lone surrogate, `"\ud83d"`, which reads as U+FFFD: README "Lone surrogates"). The parser is
     /// then empty (as after `reset`) if it succeeded, and unchanged if it failed (a high surrogate
     /// half that ended the last push is still held, for a push that completes it).
     ///

@@ -248,9 +248,9 @@ impl JsToolArguments {
         let limits = match limits {
             Some(l) => {
                 let mut given: PartialJsonLimits = from_ts(&l, "limits")?;
-                // A `maxDepth` left out (or `null`) is the tools' default, not `PartialJson`'s.
+                // A `maxDepth` left out is the tools' default, not `PartialJson`'s.
                 let depth = js_sys::Reflect::get(&l.js_value(), &"maxDepth".into());
-                if depth.is_ok_and(|d| d.is_undefined() || d.is_null()) {
+                if depth.is_ok_and(|d| d.is_undefined()) {
                     given.max_depth = defaults.max_depth;
                 }
                 given

@@ -366,6 +366,40 @@ test("a result that is not JSON is an EXECUTION error; a string result is sent a
   plain.tools.register("get_time", GET_TIME_SCHEMA, () => "a quarter past two");
   const r = await plain.stream(request("time?")).response;
   assert.equal(r.output.at(-1).content[0].text, "get_time says: a quarter past two");
+
+  // A result nested deeper than MAX_RESULT_DEPTH (100 levels) is an EXECUTION error, and the loop
+  // goes on (before, 126 levels made the stream reject with invalid-argument, nothing sent).
+  const deep = (n) => JSON.parse("[".repeat(n) + "]".repeat(n));
+  assert.equal(aw.MAX_RESULT_DEPTH, 100);
+  for (const [levels, ok] of [[100, true], [101, false], [126, false]]) {
+    const client = toolsAgent();
+    client.tools.register("get_time", GET_TIME_SCHEMA, () => deep(levels));
+    const outcomes = [];
+    const done = await client.stream(request("time?"), { onToolResult: (o) => outcomes.push(o) }).response;
+    assert.equal(done.status, "completed", `${levels} levels`);
+    assert.equal(outcomes[0].type, ok ? "result" : "error", `${levels} levels`);
+    if (!ok) assert.equal(outcomes[0].error.message, "Execution of tool 'get_time' failed: its result nests more than 100 levels of arrays and objects");
+  }
+});
+
+test("a call whose call_id is null (a Python server's None) or a number is run and answered, not dropped", async () => {
+  const sse = (events) => new Response(events.map((e, i) => `data: ${JSON.stringify({ sequence_number: i, ...e })}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+  const call = (data) => ({ object: "message", id: `m_${data.call_id}`, type: "function_call", role: "assistant", status: "completed", content: [{ object: "content", type: "data", index: 0, status: "completed", data }] });
+  const bodies = [];
+  const fetch = async (req) => {
+    bodies.push(JSON.parse(await req.text()));
+    const calls = bodies.length === 1 ? [call({ call_id: null, name: "get_time", arguments: '{"timezone":"UTC"}' }), call({ call_id: 5, name: "get_time", arguments: '{"timezone":"UTC"}' })] : [];
+    return sse([{ object: "response", id: "resp_1", status: "created" }, ...calls, { object: "response", id: "resp_1", status: "completed" }]);
+  };
+  const client = new AgentClient({ baseUrl: "http://agent.test", fetch });
+  const ran = [];
+  client.tools.register("get_time", GET_TIME_SCHEMA, (args, { callId }) => (ran.push(callId), "noon"));
+  const r = await client.stream(request("time?")).response;
+  assert.equal(r.status, "completed");
+  assert.deepEqual(ran, ["", "5"]);
+  assert.equal(bodies.length, 2, "the outcomes went back");
+  const outputs = bodies[1].input.filter((m) => m.type === "function_call_output").map((m) => m.content[0].data);
+  assert.deepEqual(outputs, [{ call_id: "", name: "get_time", output: "noon" }, { call_id: "5", name: "get_time", output: "noon" }]);
 });
 
 test("maxToolRounds bounds the loop with a typed error", async () => {
@@ -555,10 +589,14 @@ test("ToolRegistry: a pattern V8 cannot compile or run is a typed error, and not
 });
 
 test("PartialJson and ToolArguments read a maxDepth above 127 as 127 (12,000 levels overflowed the module's stack when read)", () => {
-  for (const make of [() => new PartialJson({ maxDepth: 1e9 }), () => new ToolArguments({ maxDepth: 1e9 })]) {
+  // Any size of number: a wasm `usize` is 32 bits, and 1e10 and 2**53 were refused ("expected
+  // usize"). A left-out `maxDepth` is the default: 127 for `ToolArguments`, 64 for `PartialJson`.
+  const makers = [1e9, 1e10, 2 ** 53].flatMap((maxDepth) => [() => new PartialJson({ maxDepth }), () => new ToolArguments({ maxDepth, maxBytes: 2 ** 40 })]);
+  for (const make of [...makers, () => new ToolArguments({ maxBytes: 100_000 })]) {
     const p = make();
     assert.throws(() => p.push("[".repeat(12000)), (e) => e instanceof ProtocolError && e.code === "json-too-deep" && e.details.limit === 127 && e.details.offset === 127);
   }
+  assert.throws(() => new PartialJson({ maxBytes: 100_000 }).push("[".repeat(100)), (e) => e.code === "json-too-deep" && e.details.limit === 64);
   const p = new PartialJson({ maxDepth: 1e9 });
   p.push("[".repeat(127));
   p.push("]".repeat(127));
