@@ -38,20 +38,14 @@ pub struct PartialJsonLimits {
 
 /// A limit read as a `u64`, saturating to `usize::MAX`: in wasm a `usize` is 32 bits, and a
 /// JavaScript `maxDepth` of 10^10 is as valid as one of 10^9 (it was refused: "expected usize").
-#[derive(Clone, Copy)]
-struct Saturating(usize);
-
-impl<'de> serde::Deserialize<'de> for Saturating {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let n = u64::deserialize(d)?;
-        Ok(Saturating(usize::try_from(n).unwrap_or(usize::MAX)))
-    }
+fn saturate(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-/// [`Saturating`] for the derived reader of the tests.
+/// [`saturate`] for the derived reader of the tests.
 #[cfg(test)]
 fn saturating<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    <Saturating as serde::Deserialize>::deserialize(d).map(|s| s.0)
+    u64::deserialize(d).map(saturate)
 }
 
 agentwire_core::deserialize_by_fields!(PartialJsonLimits, "struct PartialJsonLimits");
@@ -61,8 +55,9 @@ impl PartialJsonLimits {
     pub(crate) fn read_fields(f: &mut Fields) -> Result<Self, serde_json::Error> {
         let d = Self::default();
         Ok(Self {
-            max_depth: f.or("maxDepth", Saturating(d.max_depth))?.0,
-            max_bytes: f.or("maxBytes", Saturating(d.max_bytes))?.0,
+            // (`u64` as `Saturating` reads it: its reader is compiled for other fields already.)
+            max_depth: saturate(f.or("maxDepth", d.max_depth as u64)?),
+            max_bytes: saturate(f.or("maxBytes", d.max_bytes as u64)?),
         })
     }
 }

@@ -220,7 +220,7 @@ mod agent_api {
         let text = |key: &str| match data.get(key) {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
+            Some(other) => agentwire_core::json::json_text(other),
         };
         let (call_id, name) = (text("call_id"), text("name"));
         Some(match data.get("arguments") {

@@ -577,7 +577,7 @@ impl Assembler {
     fn sequence_replayed(&mut self, raw: &RawEvent<'_>, seq: u64) -> bool {
         let mismatch = self.replay_mismatch(raw, seq.to_string());
         // The cursor forgot the replay: the event is the first new one.
-        self.replay_applies(mismatch) && self.cursor.admit_sequence(seq) == Admission::Apply
+        self.replay_applies(mismatch) && matches!(self.cursor.admit_sequence(seq), Admission::Apply)
     }
 
     /// Acts on an admission; says whether to apply the event.
