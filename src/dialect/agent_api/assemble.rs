@@ -498,19 +498,13 @@ impl Assembler {
     #[inline(never)]
     #[cfg_attr(agentwire_size, optimize(size))]
     fn push_replayed(&mut self, event: &SseEventBytes<'_>) {
-        let text;
-        let mut raw = RawEvent::default();
-        let max_depth = self.options.limits.max_depth;
-        if !self.shape.read(event.data, &mut raw)
-            && !self.shape.scan(event.data, &mut raw, max_depth)
-        {
-            text = crate::sse::utf8_decode(event.data);
-            match (self.full_parser)(&text) {
-                Ok(parsed) => raw = parsed,
-                // Unreadable: skipped, as a replay (its first reading was reported).
-                Err(_) => return,
-            }
-        }
+        // The full parser (not the fast paths, which would be compiled again here): a replay is
+        // a few events per resume.
+        let text = crate::sse::utf8_decode(event.data);
+        let Ok(raw) = (self.full_parser)(&text) else {
+            // Unreadable: skipped, as a replay (its first reading was reported).
+            return;
+        };
         let mismatch = self.replay_mismatch(&raw, event.id.to_owned());
         // Lenient mode: the cursor forgot the replay, and the event is the first new one.
         if self.replay_applies(mismatch)
