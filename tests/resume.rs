@@ -243,15 +243,9 @@ fn agentx_stream_resumes_by_sse_id_at_every_event_boundary() {
 }
 
 fn issues(updates: &[Value]) -> Vec<(String, String)> {
-    updates
-        .iter()
-        .filter(|u| u["type"] == "issue")
-        .map(|u| {
-            (
-                u["code"].as_str().unwrap_or("").to_owned(),
-                u["severity"].as_str().unwrap_or("").to_owned(),
-            )
-        })
+    issue_details(updates)
+        .into_iter()
+        .map(|(code, severity, _)| (code, severity))
         .collect()
 }
 
@@ -382,6 +376,18 @@ fn another_response(events: &[Vec<u8>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// A strict or lenient Agent API stream fed `first`, then after a reconnect `second`: the stream
+/// and every update.
+fn resumed(options: AssemblerOptions, first: &[u8], second: &[u8]) -> (AgentStream, Vec<Value>) {
+    let mut s = AgentStream::new(options);
+    s.feed(first);
+    s.reconnect();
+    s.feed(second);
+    s.finish();
+    let updates = serde_json::to_value(s.drain_updates()).unwrap();
+    (s, serde_json::from_value(updates).unwrap())
+}
+
 /// The issues' codes, severities and details.
 fn issue_details(updates: &[Value]) -> Vec<(String, String, Value)> {
     updates
@@ -416,17 +422,12 @@ fn a_resume_answered_by_another_response_is_reported_not_taken_for_a_replay() {
 
         // Strict: the first such event is an error that ends the stream; nothing of the other
         // response is taken.
-        let mut s = AgentStream::new(AssemblerOptions {
+        let strict = AssemblerOptions {
             strict: true,
             ..Default::default()
-        });
-        s.feed(&first);
-        let before = serde_json::to_value(s.response()).unwrap();
-        s.reconnect();
-        s.feed(&other.concat());
-        s.finish();
-        let updates: Vec<Value> =
-            serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+        };
+        let (s, updates) = resumed(strict, &first, &other.concat());
+        let before = run::<AgentStream>(&[first.clone()]).0;
         let event_id = if ids { "1" } else { "0" };
         assert_eq!(
             issue_details(&updates),
@@ -454,12 +455,8 @@ fn a_resume_answered_by_another_response_is_reported_not_taken_for_a_replay() {
         // response id then changes, and the first response's message is not in the other's final
         // `output`: both reported too).
         let (result, updates) = run::<AgentStream>(&[first.clone(), other.concat()]);
-        let codes: Vec<_> = issue_details(&updates)
-            .into_iter()
-            .map(|(code, severity, _)| (code, severity))
-            .collect();
         assert_eq!(
-            codes,
+            issues(&updates),
             [
                 ("resume-mismatch".to_owned(), "warning".to_owned()),
                 ("response-id-changed".to_owned(), "warning".to_owned()),
@@ -488,16 +485,11 @@ fn a_replay_that_names_an_unknown_message_is_reported() {
     // overlap, but content of a message this stream never had.
     let plain = events(&common::fixture("agentscope-runtime/process-raw.sse"));
     let other = another_response(&plain);
-    let mut s = AgentStream::new(AssemblerOptions {
+    let strict = AssemblerOptions {
         strict: true,
         ..Default::default()
-    });
-    s.feed(&plain[..6].concat());
-    s.reconnect();
-    s.feed(&other[3..].concat());
-    s.finish();
-    let updates: Vec<Value> =
-        serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+    };
+    let (_, updates) = resumed(strict, &plain[..6].concat(), &other[3..].concat());
     assert_eq!(
         issue_details(&updates),
         [(
@@ -508,17 +500,12 @@ fn a_replay_that_names_an_unknown_message_is_reported() {
     );
     // A true replay of the same events is skipped without a word (the fixtures' resume tests
     // check every cut); so is one after the messages were released.
-    let mut s = AgentStream::new(AssemblerOptions {
+    let releasing = AssemblerOptions {
         strict: true,
         retain_messages: false,
         ..Default::default()
-    });
-    s.feed(&plain[..12].concat());
-    s.reconnect();
-    s.feed(&plain[2..].concat());
-    s.finish();
-    let updates: Vec<Value> =
-        serde_json::from_value(serde_json::to_value(s.drain_updates()).unwrap()).unwrap();
+    };
+    let (s, updates) = resumed(releasing, &plain[..12].concat(), &plain[2..].concat());
     assert_eq!(issue_details(&updates), []);
     assert_eq!(
         serde_json::to_value(s.response()).unwrap()["status"],
