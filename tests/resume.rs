@@ -427,7 +427,7 @@ fn a_resume_answered_by_another_response_is_reported_not_taken_for_a_replay() {
             ..Default::default()
         };
         let (s, updates) = resumed(strict, &first, &other.concat());
-        let before = run::<AgentStream>(&[first.clone()]).0;
+        let before = run::<AgentStream>(std::slice::from_ref(&first)).0;
         let event_id = if ids { "1" } else { "0" };
         assert_eq!(
             issue_details(&updates),
