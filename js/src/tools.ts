@@ -460,7 +460,11 @@ export interface ToolStreamHandlers extends ToolLoopHandlers<AgentRequest> {
    * Total work is linear in the argument length.
    */
   onToolArguments?(callId: string, value: JsonValue | undefined, changes: PartialChange[], call: StreamingToolCall): void;
-  /** A call is complete: its id, name and whole arguments text (not yet validated). */
+  /**
+   * A call is complete: its id, name and whole arguments text (not yet validated). Once per call:
+   * when its content or its `function_call` message completes, or else when the response
+   * completes (with the call as the response has it: what the tool loop runs).
+   */
   onToolCall?(call: FunctionCall, state: StreamingToolCall): void;
   /** A call's arguments stopped being JSON (no more `onToolArguments` for it). */
   onWarning?(warning: ProtocolError): void;
@@ -522,6 +526,17 @@ export class ToolCallTracker {
         if (this.#types.get(u.msgId) === "function_call") this.#delta(u.msgId, u.index, u.delta);
         break;
       case "done":
+        // A completed response's calls are complete, whatever their content and message said:
+        // the tool loop runs them. Each one not reported yet is, as the response has it (the
+        // text the loop validates), once.
+        if (u.response.status === "completed") {
+          for (const m of u.response.output ?? []) {
+            if (m.type !== "function_call" || !m.id) continue;
+            for (const content of m.content ?? []) {
+              if (isObject(content.data)) this.#content(m.id, content, true);
+            }
+          }
+        }
         this.close();
         break;
     }

@@ -220,6 +220,28 @@ test("streamed tool arguments: a partial value after every delta, prefix-consist
   }
 });
 
+test("onToolCall fires for a call whose content and message never complete, when the response does, with the text the loop runs", async () => {
+  // A server that never completes the call's content or message: onToolCall did not fire, though
+  // the loop ran the call.
+  const events = [
+    { object: "response", id: "r", status: "in_progress" },
+    { object: "message", id: "fc", type: "function_call", role: "assistant", status: "in_progress", content: [] },
+    { object: "content", type: "data", msg_id: "fc", index: 0, delta: true, status: "in_progress", data: { call_id: "c1", name: "get_time", arguments: '{"timezone": "U' } },
+    { object: "content", type: "data", msg_id: "fc", index: 0, delta: true, status: "in_progress", data: { arguments: 'TC"}' } },
+    { object: "response", id: "r", status: "completed" },
+  ];
+  const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+  let posts = 0;
+  const fetch = async () => (posts++, new Response(posts === 1 ? body : `data: ${JSON.stringify({ object: "response", id: "r2", status: "completed" })}\n\n`, { headers: { "content-type": "text/event-stream" } }));
+  const client = new AgentClient({ baseUrl: "http://agent.test", fetch });
+  const ran = [];
+  client.tools.register("get_time", GET_TIME_SCHEMA, (args) => (ran.push(args), "noon"));
+  const calls = [];
+  await client.stream(request("time?"), { onToolCall: (call, s) => calls.push([call, s.complete]) }).response;
+  assert.deepEqual(ran, [{ timezone: "UTC" }]);
+  assert.deepEqual(calls, [[{ call_id: "c1", name: "get_time", arguments: '{"timezone": "UTC"}' }, true]]);
+});
+
 test("onToolCall fires once per call: when its content completes, or else when its function_call message completes", async () => {
   const fc = { object: "message", id: "fc", type: "function_call", role: "assistant", status: "in_progress", content: [] };
   const delta = (data) => ({ object: "content", type: "data", msg_id: "fc", index: 0, delta: true, status: "in_progress", data });
